@@ -1,0 +1,35 @@
+# The two commands of the README: `make serve` and `make test`. Both install what they need.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed
+
+.PHONY: serve test lint openapi bench-append clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+serve: $(STAMP)          ## install, then serve on 127.0.0.1:8000 with the embedded PostgreSQL
+	$(BIN)/engram serve
+
+test: $(STAMP)           ## install, then lint, type-check and run every test
+	scripts/ensure-redis
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
+
+openapi: $(STAMP)        ## regenerate openapi/openapi.json from the app
+	$(BIN)/engram openapi --output openapi/openapi.json
+
+bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
+	$(BIN)/python bench/append.py
+
+clean:
+	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

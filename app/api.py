@@ -1,0 +1,21 @@
+"""The one /v1 router, plus the ops routes at the root."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.health.router import router as health_router
+from app.messages.router import router as messages_router
+from app.sessions.router import router as sessions_router
+from app.tenants.router import router as admin_router
+from app.users.router import router as users_router
+
+v1 = APIRouter(prefix="/v1")
+v1.include_router(users_router)
+v1.include_router(sessions_router)
+v1.include_router(messages_router)
+v1.include_router(admin_router)
+
+root = APIRouter()
+root.include_router(health_router)
+root.include_router(v1)

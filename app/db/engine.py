@@ -1,0 +1,43 @@
+"""The async engine and the per-request transaction."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from urllib.parse import urlsplit, urlunsplit
+
+from fastapi import Request
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from app.config import Settings
+
+
+def async_url(url: str) -> str:
+    """Accept the usual `postgresql://` / `postgres://` URLs and pick the asyncpg driver."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.split("+", 1)[0]
+    if scheme not in ("postgresql", "postgres"):
+        raise ValueError(f"ENGRAM_DATABASE_URL must be a postgresql:// URL, not {parts.scheme}://")
+    return urlunsplit(("postgresql+asyncpg", *parts[1:]))
+
+
+def make_engine(settings: Settings, url: str) -> AsyncEngine:
+    return create_async_engine(
+        async_url(url),
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+        pool_timeout=settings.db_pool_timeout,
+        pool_pre_ping=True,
+        # Bounded statement cache per connection: prepared statements are most of asyncpg's speed.
+        connect_args={"server_settings": {"application_name": "engram"}},
+    )
+
+
+async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
+    """One transaction per request: committed when the handler returns, rolled back if it raises.
+
+    Used with `scope="function"` so the commit happens before the response is sent: an
+    acknowledged write is a durable write.
+    """
+    engine: AsyncEngine = request.state.engine
+    async with engine.begin() as conn:
+        yield conn

@@ -1,0 +1,175 @@
+"""All tables. Every row carries `tenant_id`, and every key starts with it, so no query can
+reach another tenant's rows by id alone. Schema changes go through `migrations/` only; a test
+checks that these models and the migrations agree."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    Computed,
+    DateTime,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    Text,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
+from sqlmodel import Field, SQLModel
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+SQLModel.metadata = MetaData(naming_convention=NAMING)
+metadata = SQLModel.metadata
+
+ROLES = ("system", "user", "assistant", "tool")
+# Stemmed English full-text; the generated column keeps the index in step with every write.
+TSV_CONFIG = "english"
+
+
+def _ts(**kw: Any) -> Any:
+    return Field(
+        sa_column=Column(DateTime(timezone=True), nullable=False, server_default=text("now()"), **kw)
+    )
+
+
+def _jsonb() -> Any:
+    return Field(
+        default_factory=dict,
+        sa_column=Column("metadata", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    )
+
+
+class Tenant(SQLModel, table=True):
+    __tablename__ = "tenants"
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    created_at: datetime = _ts()
+
+
+class ApiKey(SQLModel, table=True):
+    __tablename__ = "api_keys"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id"], ["tenants.tenant_id"], ondelete="CASCADE"),
+        Index("ix_api_keys_tenant_id_created_at", "tenant_id", "created_at"),
+    )
+    key_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    prefix: str = Field(sa_column=Column(Text, nullable=False))
+    # sha256 of the whole key: keys are 256-bit random, so a slow KDF adds nothing but latency.
+    key_hash: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    created_at: datetime = _ts()
+    revoked_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+    __table_args__ = (ForeignKeyConstraint(["tenant_id"], ["tenants.tenant_id"], ondelete="CASCADE"),)
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    user_id: str = Field(sa_column=Column(Text, primary_key=True))
+    metadata_: dict[str, Any] = _jsonb()
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+
+
+class Session(SQLModel, table=True):
+    __tablename__ = "sessions"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "user_id"], ["users.tenant_id", "users.user_id"], ondelete="CASCADE"
+        ),
+        Index("ix_sessions_tenant_id_user_id_created_at", "tenant_id", "user_id", "created_at"),
+        Index("ix_sessions_tenant_id_created_at", "tenant_id", "created_at"),
+    )
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    session_id: str = Field(sa_column=Column(Text, primary_key=True))
+    user_id: str = Field(sa_column=Column(Text, nullable=False))
+    metadata_: dict[str, Any] = _jsonb()
+    # Highest seq handed out; appends bump it under the row lock, which keeps seq gapless.
+    last_seq: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default=text("0")))
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+    ended_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+
+
+class Message(SQLModel, table=True):
+    __tablename__ = "messages"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "session_id"],
+            ["sessions.tenant_id", "sessions.session_id"],
+            ondelete="CASCADE",
+        ),
+        CheckConstraint(f"role IN {ROLES!r}", name="role"),
+        Index("uq_messages_tenant_id_session_id_seq", "tenant_id", "session_id", "seq", unique=True),
+        Index("ix_messages_tenant_id_user_id_created_at", "tenant_id", "user_id", "created_at"),
+        Index("ix_messages_content_tsv", "content_tsv", postgresql_using="gin"),
+        Index(
+            "ix_messages_metadata",
+            "metadata",
+            postgresql_using="gin",
+            postgresql_ops={"metadata": "jsonb_path_ops"},
+        ),
+        Index(
+            "ix_messages_embedding_hnsw",
+            "embedding",
+            postgresql_using="hnsw",
+            postgresql_ops={"embedding": "vector_cosine_ops"},
+        ),
+    )
+    message_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    session_id: str = Field(sa_column=Column(Text, nullable=False))
+    # Denormalised from the session so user-scoped search needs no join.
+    user_id: str = Field(sa_column=Column(Text, nullable=False))
+    seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    role: str = Field(sa_column=Column(Text, nullable=False))
+    name: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    metadata_: dict[str, Any] = _jsonb()
+    token_count: int = Field(sa_column=Column(Integer, nullable=False))
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+    # Dimension is fixed per install by the migration (ENGRAM_EMBEDDING_DIM).
+    embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    content_tsv: Any = Field(
+        default=None,
+        sa_column=Column(
+            TSVECTOR, Computed(f"to_tsvector('{TSV_CONFIG}'::regconfig, content)", persisted=True)
+        ),
+    )
+
+
+class IdempotencyKey(SQLModel, table=True):
+    """The first answer to an append, replayed for a retry with the same key and body."""
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "session_id"],
+            ["sessions.tenant_id", "sessions.session_id"],
+            ondelete="CASCADE",
+        ),
+        Index("ix_idempotency_keys_created_at", "created_at"),
+    )
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    session_id: str = Field(sa_column=Column(Text, primary_key=True))
+    key: str = Field(sa_column=Column(Text, primary_key=True))
+    request_hash: str = Field(sa_column=Column(Text, nullable=False))
+    response: Any = Field(default=None, sa_column=Column(JSONB, nullable=True))
+    created_at: datetime = _ts()

@@ -1,0 +1,54 @@
+"""Annotated dependency aliases: what a route needs, named once."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Path, Request
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.ai.tokenizer import Tokenizer
+from app.auth import KeyCache, current_tenant, require_admin
+from app.db.engine import transaction
+from app.limits import Limits
+
+
+def _limits(request: Request) -> Limits:
+    limits: Limits = request.state.limits
+    return limits
+
+
+def _tokenizer(request: Request) -> Tokenizer:
+    tok: Tokenizer = request.state.tokenizer
+    return tok
+
+
+def _key_cache(request: Request) -> KeyCache:
+    cache: KeyCache = request.state.key_cache
+    return cache
+
+
+def _user_id(
+    request: Request,
+    user_id: Annotated[str, Path(description="Your id for the user.", examples=["user-42"])],
+) -> str:
+    _limits(request).check_id(user_id, ["path", "user_id"])
+    return user_id
+
+
+def _session_id(
+    request: Request,
+    session_id: Annotated[str, Path(description="The session's id.", examples=["sess-2026-11-25"])],
+) -> str:
+    _limits(request).check_id(session_id, ["path", "session_id"])
+    return session_id
+
+
+Conn = Annotated[AsyncConnection, Depends(transaction, scope="function")]
+TenantId = Annotated[str, Depends(current_tenant)]
+Admin = Depends(require_admin)
+CheckedLimits = Annotated[Limits, Depends(_limits)]
+Tok = Annotated[Tokenizer, Depends(_tokenizer)]
+Keys = Annotated[KeyCache, Depends(_key_cache)]
+UserIdPath = Annotated[str, Depends(_user_id)]
+SessionIdPath = Annotated[str, Depends(_session_id)]

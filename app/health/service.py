@@ -1,0 +1,40 @@
+"""Readiness checks of the parts Engram depends on."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from redis.asyncio import Redis
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+CHECK_TIMEOUT = 2.0
+
+
+async def check_database(engine: AsyncEngine) -> str:
+    try:
+        async with asyncio.timeout(CHECK_TIMEOUT), engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except Exception as exc:  # any failure means not ready; the reason is reported
+        return f"error: {type(exc).__name__}"
+    return "ok"
+
+
+async def check_redis(redis: Redis | None) -> str:
+    if redis is None:
+        return "disabled"
+    try:
+        async with asyncio.timeout(CHECK_TIMEOUT):
+            await redis.ping()
+    except Exception as exc:
+        return f"error: {type(exc).__name__}"
+    return "ok"
+
+
+async def readiness(engine: AsyncEngine, redis: Redis | None) -> tuple[bool, dict[str, Any]]:
+    db, cache = await asyncio.gather(check_database(engine), check_redis(redis))
+    # Redis is a cache: without it Engram still answers (degraded), so only the database gates.
+    ready = db == "ok"
+    status = "ready" if ready and cache in ("ok", "disabled") else ("degraded" if ready else "unavailable")
+    return ready, {"status": status, "checks": {"database": db, "redis": cache}}

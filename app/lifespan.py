@@ -1,0 +1,88 @@
+"""Builds what the app runs on (database, Redis, tokenizer, limits, caches) and closes it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TypedDict
+
+import structlog
+from cachetools import TTLCache
+from fastapi import FastAPI
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.ai.tokenizer import Tokenizer
+from app.auth import KeyCache
+from app.config import Settings
+from app.db.embedded import EmbeddedPostgres, start_embedded
+from app.db.engine import make_engine
+from app.db.migrate import upgrade
+from app.limits import Limits
+from app.metrics import Metrics
+from app.tenants.service import ensure_tenant
+
+_log = structlog.get_logger("engram.lifespan")
+
+
+class State(TypedDict):
+    settings: Settings
+    engine: AsyncEngine
+    redis: Redis | None
+    tokenizer: Tokenizer
+    limits: Limits
+    metrics: Metrics
+    key_cache: KeyCache
+
+
+def make_lifespan(
+    settings: Settings, metrics: Metrics
+) -> Callable[[FastAPI], AbstractAsyncContextManager[State]]:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[State]:
+        embedded: EmbeddedPostgres | None = None
+        url = settings.database_url
+        if url is None:
+            embedded = await asyncio.to_thread(start_embedded, settings.data_dir)
+            url = embedded.url
+        if settings.migrate_on_start:
+            await upgrade(url, settings.embedding_dim)
+        engine = make_engine(settings, url)
+        metrics.watch_pool(lambda: _pool_stats(engine))
+        redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+        if not settings.auth_on:
+            _log.warning(
+                "auth is OFF: every caller is tenant %r; only for local use on loopback",
+                settings.default_tenant,
+            )
+            async with engine.begin() as conn:
+                await ensure_tenant(conn, tenant_id=settings.default_tenant)
+        try:
+            yield State(
+                settings=settings,
+                engine=engine,
+                redis=redis,
+                tokenizer=Tokenizer(settings.tokenizer),
+                limits=Limits(settings),
+                metrics=metrics,
+                key_cache=TTLCache(maxsize=10_000, ttl=max(settings.api_key_cache_seconds, 1e-3)),
+            )
+        finally:
+            if redis is not None:
+                await redis.aclose()
+            await engine.dispose()
+            if embedded is not None:
+                await asyncio.to_thread(embedded.stop)
+
+    return lifespan
+
+
+def _pool_stats(engine: AsyncEngine) -> dict[str, int]:
+    pool = engine.pool
+    stats = {}
+    for name in ("size", "checkedout", "overflow", "checkedin"):
+        read = getattr(pool, name, None)
+        if callable(read):
+            stats[name] = int(read())
+    return stats

@@ -1,0 +1,46 @@
+"""The app, as a table of contents: lifespan, middleware, error handlers, routes."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from app import __version__
+from app.api import root
+from app.config import Settings
+from app.errors import install_error_handlers
+from app.lifespan import make_lifespan
+from app.logging import configure_logging
+from app.metrics import Metrics
+from app.middleware import RequestContextMiddleware, RequestGuardMiddleware
+
+DESCRIPTION = """\
+Engram keeps what an AI agent's conversations need: the messages of each session, a
+token-budgeted recent window, summaries, durable facts about each user, and search over all of it.
+
+Errors are RFC 9457 `application/problem+json`. Every list is cursor-paginated. Send
+`Authorization: Bearer <api key>` when auth is on, and `X-Request-ID` to trace a call.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    metrics = Metrics()
+    app = FastAPI(
+        title="Engram",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=make_lifespan(settings, metrics),
+    )
+    install_error_handlers(app)
+    app.include_router(root)
+    # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
+    app.add_middleware(RequestGuardMiddleware, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestContextMiddleware, metrics=metrics)
+    return app
+
+
+def app_factory() -> FastAPI:
+    """Entry point for uvicorn (`--factory`): settings from the environment."""
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_json)
+    return create_app(settings)

@@ -1,0 +1,161 @@
+"""Messages: HTTP in, a service call, HTTP out."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request, Response
+
+from app.config import Settings
+from app.deps import CheckedLimits, Conn, SessionIdPath, TenantId, Tok
+from app.errors import problem_responses
+from app.messages import service
+from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, MessagePatch, Role
+from app.pagination import Page
+
+router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])
+
+
+class Order(StrEnum):
+    asc = "asc"
+    desc = "desc"
+
+
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=255,
+        pattern=r"^[\x21-\x7e]+$",
+        description="Any unique string (e.g. a UUID). A retry with the same key and body returns "
+        "the first answer and stores nothing; the same key with another body is a 409.",
+    ),
+]
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Append messages",
+    description="Appends 1..N messages in order; each gets the next `seq` of the session. The "
+    "answer comes once they are durably committed; embedding and other derived work happen "
+    "later, in the background. Send `Idempotency-Key` to make retries safe.",
+    responses=problem_responses(404, 409, 413),
+)
+async def append_messages(
+    session_id: SessionIdPath,
+    body: AppendRequest,
+    conn: Conn,
+    tenant: TenantId,
+    limits: CheckedLimits,
+    tokenizer: Tok,
+    request: Request,
+    response: Response,
+    idempotency_key: IdempotencyKey = None,
+) -> AppendResponse:
+    body.check_limits(limits)
+    settings: Settings = request.state.settings
+    answer, replayed = await service.append_messages(
+        conn,
+        tenant_id=tenant,
+        session_id=session_id,
+        body=body,
+        tokenizer=tokenizer,
+        idempotency_key=idempotency_key,
+        idempotency_ttl=timedelta(hours=settings.idempotency_ttl_hours),
+    )
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return answer
+
+
+@router.get(
+    "",
+    summary="List messages",
+    description="Messages by `seq`, oldest first (`order=desc`: newest first), filtered by role "
+    "and creation time, a page at a time: `next_cursor` continues, `prev_cursor` goes back.",
+    responses=problem_responses(400, 404),
+)
+async def list_messages(
+    session_id: SessionIdPath,
+    conn: Conn,
+    tenant: TenantId,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
+    cursor: Annotated[
+        str | None, Query(max_length=2048, description="A `next_cursor` or `prev_cursor`.")
+    ] = None,
+    order: Annotated[Order, Query(description="By seq, ascending or descending.")] = Order.asc,
+    role: Annotated[list[Role] | None, Query(description="Only these roles (repeatable).")] = None,
+    created_after: Annotated[datetime | None, Query(description="created_at >= this.")] = None,
+    created_before: Annotated[datetime | None, Query(description="created_at < this.")] = None,
+) -> Page[MessageOut]:
+    return await service.list_messages(
+        conn,
+        tenant_id=tenant,
+        session_id=session_id,
+        limit=limit,
+        cursor=cursor,
+        descending=order is Order.desc,
+        roles=role,
+        created_after=created_after,
+        created_before=created_before,
+    )
+
+
+@router.get(
+    "/{message_id}",
+    summary="Get a message",
+    description="One message of the session.",
+    responses=problem_responses(404),
+)
+async def get_message(
+    session_id: SessionIdPath, message_id: uuid.UUID, conn: Conn, tenant: TenantId
+) -> MessageOut:
+    return await service.get_message(conn, tenant_id=tenant, session_id=session_id, message_id=message_id)
+
+
+@router.patch(
+    "/{message_id}",
+    summary="Edit a message",
+    description="Replaces `content` and/or `name`, merges `metadata` (RFC 7396). A new content "
+    "gets a new token count and is indexed again.",
+    responses=problem_responses(404, 413),
+)
+async def patch_message(
+    session_id: SessionIdPath,
+    message_id: uuid.UUID,
+    body: MessagePatch,
+    conn: Conn,
+    tenant: TenantId,
+    limits: CheckedLimits,
+    tokenizer: Tok,
+) -> MessageOut:
+    body.check_limits(limits)
+    return await service.patch_message(
+        conn,
+        tenant_id=tenant,
+        session_id=session_id,
+        message_id=message_id,
+        content=body.content,
+        name=body.name,
+        metadata=body.metadata,
+        tokenizer=tokenizer,
+    )
+
+
+@router.delete(
+    "/{message_id}",
+    status_code=204,
+    summary="Delete a message",
+    description="Deletes one message and what was derived from it. Its seq is not reused.",
+    responses=problem_responses(404),
+)
+async def delete_message(
+    session_id: SessionIdPath, message_id: uuid.UUID, conn: Conn, tenant: TenantId
+) -> Response:
+    await service.delete_message(conn, tenant_id=tenant, session_id=session_id, message_id=message_id)
+    return Response(status_code=204)

@@ -1,0 +1,325 @@
+"""Messages: batch append with gapless seq and idempotent retries; list, get, patch, delete."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.ai.tokenizer import Tokenizer
+from app.db.sql import jsonb
+from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
+from app.jsonutil import canonical, dumps
+from app.merge_patch import merge_patch
+from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
+from app.pagination import Page, decode_cursor, encode_cursor
+from app.sessions.service import require_session
+
+_COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
+
+# One round trip: bump the session's seq under its row lock (gapless: a rollback undoes the bump
+# too) and insert the batch numbered from the old value.
+_APPEND = text(
+    f"""
+    WITH s AS (
+        UPDATE sessions SET last_seq = last_seq + :n, updated_at = now()
+        WHERE tenant_id = :t AND session_id = :sid AND ended_at IS NULL
+        RETURNING user_id, last_seq - :n AS base
+    )
+    INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, name, content,
+                          metadata, token_count, created_at, updated_at)
+    SELECT m.id, :t, :sid, s.user_id, s.base + m.ord, m.role, m.name, m.content,
+           CAST(m.meta AS jsonb), m.tok, coalesce(m.at, now()), now()
+    FROM s, unnest(CAST(:ids AS uuid[]), CAST(:roles AS text[]), CAST(:names AS text[]),
+                   CAST(:contents AS text[]), CAST(:metas AS text[]), CAST(:toks AS int[]),
+                   CAST(:ats AS timestamptz[]))
+         WITH ORDINALITY AS m(id, role, name, content, meta, tok, at, ord)
+    RETURNING {_COLS}
+    """
+)
+
+
+def request_hash(body: AppendRequest) -> str:
+    return hashlib.sha256(canonical(body.model_dump(mode="json"))).hexdigest()
+
+
+async def append_messages(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str,
+    body: AppendRequest,
+    tokenizer: Tokenizer,
+    idempotency_key: str | None,
+    idempotency_ttl: timedelta,
+) -> tuple[AppendResponse, bool]:
+    """Append the batch; returns (answer, replayed). A replay stores nothing."""
+    if idempotency_key is not None:
+        replay = await _claim_key(
+            conn,
+            tenant_id=tenant_id,
+            session_id=session_id,
+            key=idempotency_key,
+            digest=request_hash(body),
+            ttl=idempotency_ttl,
+        )
+        if replay is not None:
+            return replay, True
+
+    msgs = body.messages
+    rows = (
+        (
+            await conn.execute(
+                _APPEND,
+                {
+                    "t": tenant_id,
+                    "sid": session_id,
+                    "n": len(msgs),
+                    "ids": [uuid.uuid4() for _ in msgs],
+                    "roles": [m.role.value for m in msgs],
+                    "names": [m.name for m in msgs],
+                    "contents": [m.content for m in msgs],
+                    "metas": [dumps(m.metadata).decode() for m in msgs],
+                    "toks": tokenizer.count_many([m.content for m in msgs]),
+                    "ats": [m.created_at for m in msgs],
+                },
+            )
+        )
+        .mappings()
+        .all()
+    )
+    if not rows:
+        await _why_not_appended(conn, tenant_id=tenant_id, session_id=session_id)
+    answer = AppendResponse(messages=sorted((MessageOut(**r) for r in rows), key=lambda m: m.seq))
+    if idempotency_key is not None:
+        await conn.execute(
+            text(
+                "UPDATE idempotency_keys SET response = :r "
+                "WHERE tenant_id = :t AND session_id = :s AND key = :k"
+            ).bindparams(jsonb("r")),
+            {
+                "t": tenant_id,
+                "s": session_id,
+                "k": idempotency_key,
+                "r": answer.model_dump(mode="json"),
+            },
+        )
+    return answer, False
+
+
+async def _claim_key(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str,
+    key: str,
+    digest: str,
+    ttl: timedelta,
+) -> AppendResponse | None:
+    """Claim the key for this request, or return the answer of the request that holds it.
+
+    A concurrent request with the same key blocks on the primary key until the first commits
+    (then replays its answer) or rolls back (then claims the key itself).
+    """
+    try:
+        claimed = (
+            await conn.execute(
+                text(
+                    "INSERT INTO idempotency_keys (tenant_id, session_id, key, request_hash) "
+                    "VALUES (:t, :s, :k, :h) ON CONFLICT (tenant_id, session_id, key) DO UPDATE "
+                    "SET request_hash = excluded.request_hash, response = NULL, created_at = now() "
+                    "WHERE idempotency_keys.created_at < now() - CAST(:ttl AS interval) "
+                    "RETURNING 1"
+                ),
+                {"t": tenant_id, "s": session_id, "k": key, "h": digest, "ttl": ttl},
+            )
+        ).scalar()
+    except IntegrityError:  # the session's foreign key: no such session in this tenant
+        raise NotFound(f"No session {session_id}.") from None
+    if claimed:
+        return None
+    row = (
+        await conn.execute(
+            text(
+                "SELECT request_hash, response FROM idempotency_keys "
+                "WHERE tenant_id = :t AND session_id = :s AND key = :k"
+            ),
+            {"t": tenant_id, "s": session_id, "k": key},
+        )
+    ).one()
+    if row.request_hash != digest:
+        raise IdempotencyConflict(
+            "This Idempotency-Key was used for a different request body; use a new key."
+        )
+    return AppendResponse.model_validate(row.response)
+
+
+async def _why_not_appended(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> None:
+    ended = (
+        await conn.execute(
+            text("SELECT ended_at FROM sessions WHERE tenant_id = :t AND session_id = :s"),
+            {"t": tenant_id, "s": session_id},
+        )
+    ).first()
+    if ended is None:
+        raise NotFound(f"No session {session_id}.")
+    raise SessionEnded(f"Session {session_id} has ended; reopen it (PATCH ended=false) to append.")
+
+
+async def list_messages(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str,
+    limit: int,
+    cursor: str | None,
+    descending: bool,
+    roles: list[Role] | None,
+    created_after: datetime | None,
+    created_before: datetime | None,
+) -> Page[MessageOut]:
+    """Keyset pages by seq in either order; `prev_cursor` walks back toward the start."""
+    await require_session(conn, tenant_id=tenant_id, session_id=session_id)
+    where = ["tenant_id = :t", "session_id = :s"]
+    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": limit + 1}
+    if roles:
+        where.append("role = ANY(CAST(:roles AS text[]))")
+        params["roles"] = [r.value for r in roles]
+    if created_after is not None:
+        where.append("created_at >= :after")
+        params["after"] = created_after
+    if created_before is not None:
+        where.append("created_at < :before")
+        params["before"] = created_before
+    backward = False
+    if cursor:
+        (pos,), backward = decode_cursor(cursor, "messages-desc" if descending else "messages", 1)
+        if not isinstance(pos, int) or isinstance(pos, bool):
+            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+        # Walking forward in the requested order, or back (the page before) in the other.
+        ahead = descending != backward
+        where.append("seq < :pos" if ahead else "seq > :pos")
+        params["pos"] = pos
+    scan_desc = descending != backward
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_COLS} FROM messages WHERE {' AND '.join(where)} "
+                    f"ORDER BY seq {'DESC' if scan_desc else 'ASC'} LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    more = len(rows) > limit
+    items = [MessageOut(**r) for r in rows[:limit]]
+    if backward:
+        items.reverse()
+    kind = "messages-desc" if descending else "messages"
+    nxt = prev = None
+    if items:
+        first, last = items[0].seq, items[-1].seq
+        if backward:  # the cursor's own item follows this page; more rows precede it
+            nxt = encode_cursor(kind, [last])
+            prev = encode_cursor(kind, [first], backward=True) if more else None
+        else:
+            nxt = encode_cursor(kind, [last]) if more else None
+            prev = encode_cursor(kind, [first], backward=True) if cursor else None
+    return Page[MessageOut](items=items, next_cursor=nxt, prev_cursor=prev)
+
+
+async def get_message(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, message_id: uuid.UUID
+) -> MessageOut:
+    row = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_COLS} FROM messages "
+                    "WHERE tenant_id = :t AND session_id = :s AND message_id = :m"
+                ),
+                {"t": tenant_id, "s": session_id, "m": message_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No message {message_id} in session {session_id}.")
+    return MessageOut(**row)
+
+
+async def patch_message(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str,
+    message_id: uuid.UUID,
+    content: str | None,
+    name: str | None,
+    metadata: dict[str, Any] | None,
+    tokenizer: Tokenizer,
+) -> MessageOut:
+    current = (
+        await conn.execute(
+            text(
+                "SELECT content, name, metadata FROM messages "
+                "WHERE tenant_id = :t AND session_id = :s AND message_id = :m FOR UPDATE"
+            ),
+            {"t": tenant_id, "s": session_id, "m": message_id},
+        )
+    ).first()
+    if current is None:
+        raise NotFound(f"No message {message_id} in session {session_id}.")
+    new_content = current.content if content is None else content
+    changed = new_content != current.content
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "UPDATE messages SET content = :c, name = :n, metadata = :md, token_count = :tok, "
+                    "updated_at = now(), "
+                    # A new text invalidates its embedding; the indexer derives it again.
+                    "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END "
+                    f"WHERE tenant_id = :t AND session_id = :s AND message_id = :m RETURNING {_COLS}"
+                ).bindparams(jsonb("md")),
+                {
+                    "t": tenant_id,
+                    "s": session_id,
+                    "m": message_id,
+                    "c": new_content,
+                    "n": current.name if name is None else name,
+                    "md": current.metadata if metadata is None else merge_patch(current.metadata, metadata),
+                    "tok": tokenizer.count(new_content),
+                    "changed": changed,
+                },
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return MessageOut(**row)
+
+
+async def delete_message(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, message_id: uuid.UUID
+) -> None:
+    found = (
+        await conn.execute(
+            text(
+                "DELETE FROM messages WHERE tenant_id = :t AND session_id = :s AND message_id = :m "
+                "RETURNING 1"
+            ),
+            {"t": tenant_id, "s": session_id, "m": message_id},
+        )
+    ).scalar()
+    if not found:
+        raise NotFound(f"No message {message_id} in session {session_id}.")

@@ -1,0 +1,50 @@
+"""Prometheus metrics, in a registry owned by the app (no process-global collectors)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+
+
+class _PoolCollector(Collector):
+    """Reads the SQLAlchemy pool at scrape time, so the gauges are never stale."""
+
+    def __init__(self, read: Callable[[], dict[str, int]]) -> None:
+        self._read = read
+
+    def collect(self) -> Iterator[Metric]:
+        stats = self._read()
+        for name, value in stats.items():
+            g = GaugeMetricFamily(f"engram_db_pool_{name}", f"Database pool: {name} connections.")
+            g.add_metric([], value)
+            yield g
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "engram_http_requests",
+            "HTTP requests by method, route template and status.",
+            ["method", "route", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "engram_http_request_duration_seconds",
+            "HTTP request latency by method and route template.",
+            ["method", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+
+    def watch_pool(self, read: Callable[[], dict[str, int]]) -> None:
+        self.registry.register(_PoolCollector(read))
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, route, str(status)).inc()
+        self.latency.labels(method, route).observe(seconds)

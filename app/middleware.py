@@ -1,0 +1,140 @@
+"""Pure ASGI middleware (no BaseHTTPMiddleware: it costs latency on every request).
+
+- request context: `X-Request-ID` accepted or generated, echoed, bound to every log line;
+  metrics and one access log line per request;
+- request guard: body size (413) and JSON media type (415) checked before any work is done.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+
+import structlog
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.errors import PayloadTooLarge, UnsupportedMediaType, problem_response
+from app.metrics import Metrics
+
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+_access = structlog.get_logger("engram.access")
+
+
+class RequestContextMiddleware:
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = Headers(scope=scope).get("x-request-id", "")
+        request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                MutableHeaders(scope=message)["X-Request-ID"] = request_id
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        finally:
+            elapsed = time.perf_counter() - started
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            self.metrics.observe(scope["method"], template, status, elapsed)
+            _access.info(
+                "request",
+                method=scope["method"],
+                path=scope["path"],
+                status=status,
+                ms=round(elapsed * 1000, 2),
+            )
+            structlog.contextvars.unbind_contextvars("request_id")
+
+
+_BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+
+class RequestGuardMiddleware:
+    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+        self.app = app
+        self.max = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max:
+            await self._reject(scope, send, self._too_large())
+            return
+        ctype = headers.get("content-type", "")
+        if length not in (None, "0") and not _is_json(ctype):
+            exc = UnsupportedMediaType(f"Send JSON with Content-Type: application/json, not {ctype!r}.")
+            await self._reject(scope, send, exc)
+            return
+
+        # The app reads the whole body anyway; reading it here first lets an oversize body be
+        # refused with a 413 before any parsing or database work.
+        chunks: list[bytes] = []
+        seen = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max:
+                await self._reject(scope, send, self._too_large())
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    def _too_large(self) -> PayloadTooLarge:
+        return PayloadTooLarge(
+            f"The request body exceeds {self.max} bytes (ENGRAM_MAX_BODY_BYTES).",
+            limit=self.max,
+        )
+
+    async def _reject(self, scope: Scope, send: Send, exc: PayloadTooLarge | UnsupportedMediaType) -> None:
+        response = problem_response(
+            status=exc.status,
+            slug=exc.slug,
+            title=exc.title,
+            detail=exc.detail,
+            instance=scope["path"],
+            extra=exc.extra,
+        )
+        await response(scope, _never_receive, send)
+
+
+async def _never_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))

@@ -1,0 +1,98 @@
+"""Sessions: HTTP in, a service call, HTTP out."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from app.deps import CheckedLimits, Conn, SessionIdPath, TenantId
+from app.errors import problem_responses
+from app.pagination import Page
+from app.sessions import service
+from app.sessions.schemas import SessionCreate, SessionOut, SessionPatch
+
+router = APIRouter(prefix="/sessions", tags=["sessions"])
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Create a session",
+    description="Starts a session for a user (the user is created if new). Give `session_id` to "
+    "choose the id, or let Engram generate one.",
+    responses=problem_responses(409, 413),
+)
+async def create_session(
+    body: SessionCreate, conn: Conn, tenant: TenantId, limits: CheckedLimits
+) -> SessionOut:
+    body.check_limits(limits)
+    return await service.create_session(
+        conn,
+        tenant_id=tenant,
+        session_id=body.session_id,
+        user_id=body.user_id,
+        metadata=body.metadata,
+    )
+
+
+@router.get(
+    "/{session_id}",
+    summary="Get a session",
+    description="The session's user, metadata, timestamps and the seq of its newest message.",
+    responses=problem_responses(404),
+)
+async def get_session(session_id: SessionIdPath, conn: Conn, tenant: TenantId) -> SessionOut:
+    return await service.get_session(conn, tenant_id=tenant, session_id=session_id)
+
+
+@router.get(
+    "",
+    summary="List sessions",
+    description="Sessions newest first, of one user with `user_id` (404 if no such user), a page "
+    "at a time (`cursor`).",
+    responses=problem_responses(400, 404),
+)
+async def list_sessions(
+    conn: Conn,
+    tenant: TenantId,
+    limits: CheckedLimits,
+    user_id: Annotated[str | None, Query(description="Only this user's sessions.")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
+    cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
+) -> Page[SessionOut]:
+    if user_id is not None:
+        limits.check_id(user_id, ["query", "user_id"])
+    return await service.list_sessions(conn, tenant_id=tenant, user_id=user_id, limit=limit, cursor=cursor)
+
+
+@router.patch(
+    "/{session_id}",
+    summary="Update a session",
+    description="Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or "
+    "reopens the session. An ended session refuses new messages.",
+    responses=problem_responses(404, 413),
+)
+async def patch_session(
+    session_id: SessionIdPath,
+    body: SessionPatch,
+    conn: Conn,
+    tenant: TenantId,
+    limits: CheckedLimits,
+) -> SessionOut:
+    body.check_limits(limits)
+    return await service.patch_session(
+        conn, tenant_id=tenant, session_id=session_id, metadata=body.metadata, ended=body.ended
+    )
+
+
+@router.delete(
+    "/{session_id}",
+    status_code=204,
+    summary="Delete a session",
+    description="Deletes the session, its messages and everything derived from them.",
+    responses=problem_responses(404),
+)
+async def delete_session(session_id: SessionIdPath, conn: Conn, tenant: TenantId) -> Response:
+    await service.delete_session(conn, tenant_id=tenant, session_id=session_id)
+    return Response(status_code=204)

@@ -1,0 +1,161 @@
+"""Sessions: create, read, list by user, patch (metadata merge, end), delete."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.db.sql import jsonb
+from app.errors import Conflict, NotFound
+from app.merge_patch import merge_patch
+from app.pagination import Page, cursor_datetime, decode_cursor, encode_cursor
+from app.sessions.schemas import SessionOut
+from app.users.service import ensure_user
+
+_COLS = "session_id, user_id, metadata, last_seq, created_at, updated_at, ended_at"
+
+
+async def create_session(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str | None,
+    user_id: str,
+    metadata: dict[str, Any],
+) -> SessionOut:
+    await ensure_user(conn, tenant_id=tenant_id, user_id=user_id)
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "INSERT INTO sessions (tenant_id, session_id, user_id, metadata) "
+                    "VALUES (:t, :s, :u, :m) ON CONFLICT DO NOTHING "
+                    f"RETURNING {_COLS}"
+                ).bindparams(jsonb("m")),
+                {"t": tenant_id, "s": session_id or str(uuid.uuid4()), "u": user_id, "m": metadata},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise Conflict(f"Session {session_id} already exists.")
+    return SessionOut(**row)
+
+
+async def get_session(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SessionOut:
+    row = (
+        (
+            await conn.execute(
+                text(f"SELECT {_COLS} FROM sessions WHERE tenant_id = :t AND session_id = :s"),
+                {"t": tenant_id, "s": session_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No session {session_id}.")
+    return SessionOut(**row)
+
+
+async def require_session(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> None:
+    found = (
+        await conn.execute(
+            text("SELECT 1 FROM sessions WHERE tenant_id = :t AND session_id = :s"),
+            {"t": tenant_id, "s": session_id},
+        )
+    ).scalar()
+    if not found:
+        raise NotFound(f"No session {session_id}.")
+
+
+async def list_sessions(
+    conn: AsyncConnection, *, tenant_id: str, user_id: str | None, limit: int, cursor: str | None
+) -> Page[SessionOut]:
+    """Newest first. With `user_id`, only that user's (404 if the user does not exist)."""
+    params: dict[str, Any] = {"t": tenant_id, "limit": limit + 1}
+    where = ["tenant_id = :t"]
+    if user_id is not None:
+        exists = (
+            await conn.execute(
+                text("SELECT 1 FROM users WHERE tenant_id = :t AND user_id = :u"),
+                {"t": tenant_id, "u": user_id},
+            )
+        ).scalar()
+        if not exists:
+            raise NotFound(f"No user {user_id}.")
+        where.append("user_id = :u")
+        params["u"] = user_id
+    if cursor:
+        (created, sid), _ = decode_cursor(cursor, "sessions", 2)
+        where.append("(created_at, session_id) < (:c, :sid)")
+        params.update(c=cursor_datetime(created), sid=str(sid))
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_COLS} FROM sessions WHERE {' AND '.join(where)} "
+                    "ORDER BY created_at DESC, session_id DESC LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    items = [SessionOut(**r) for r in rows[:limit]]
+    nxt = None
+    if len(rows) > limit:
+        last = items[-1]
+        nxt = encode_cursor("sessions", [last.created_at.isoformat(), last.session_id])
+    return Page[SessionOut](items=items, next_cursor=nxt)
+
+
+async def patch_session(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str,
+    metadata: dict[str, Any] | None,
+    ended: bool | None,
+) -> SessionOut:
+    current = (
+        await conn.execute(
+            text("SELECT metadata FROM sessions WHERE tenant_id = :t AND session_id = :s FOR UPDATE"),
+            {"t": tenant_id, "s": session_id},
+        )
+    ).scalar()
+    if current is None:
+        raise NotFound(f"No session {session_id}.")
+    merged = merge_patch(current, metadata) if metadata is not None else current
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "UPDATE sessions SET metadata = :m, updated_at = now(), "
+                    "ended_at = CASE WHEN CAST(:ended AS boolean) IS NULL THEN ended_at "
+                    "  WHEN CAST(:ended AS boolean) THEN coalesce(ended_at, now()) ELSE NULL END "
+                    f"WHERE tenant_id = :t AND session_id = :s RETURNING {_COLS}"
+                ).bindparams(jsonb("m")),
+                {"t": tenant_id, "s": session_id, "m": merged, "ended": ended},
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return SessionOut(**row)
+
+
+async def delete_session(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> None:
+    found = (
+        await conn.execute(
+            text("DELETE FROM sessions WHERE tenant_id = :t AND session_id = :s RETURNING 1"),
+            {"t": tenant_id, "s": session_id},
+        )
+    ).scalar()
+    if not found:
+        raise NotFound(f"No session {session_id}.")

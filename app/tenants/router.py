@@ -1,0 +1,60 @@
+"""Admin endpoints: API keys for tenants (authorised by ENGRAM_ADMIN_TOKEN)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from app.auth import forget_key
+from app.deps import Admin, CheckedLimits, Conn, Keys
+from app.errors import problem_responses
+from app.pagination import Page
+from app.tenants import service
+from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut
+
+router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Admin])
+
+
+@router.post(
+    "/keys",
+    status_code=201,
+    summary="Create an API key",
+    description="Creates a key for a tenant (creating the tenant if new). The key is in this "
+    "answer only: Engram stores its hash.",
+    responses=problem_responses(403),
+)
+async def create_key(body: KeyCreate, conn: Conn, limits: CheckedLimits) -> KeyCreated:
+    limits.check_id(body.tenant_id, ["tenant_id"])
+    limits.check_text(body.name, ["name"])
+    return await service.create_key(conn, tenant_id=body.tenant_id, name=body.name)
+
+
+@router.get(
+    "/keys",
+    summary="List API keys",
+    description="Keys (without their secret), oldest first, optionally of one tenant.",
+    responses=problem_responses(400, 403),
+)
+async def list_keys(
+    conn: Conn,
+    tenant_id: Annotated[str | None, Query(max_length=128)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
+) -> Page[KeyOut]:
+    return await service.list_keys(conn, tenant_id=tenant_id, limit=limit, cursor=cursor)
+
+
+@router.delete(
+    "/keys/{key_id}",
+    status_code=204,
+    summary="Revoke an API key",
+    description="The key stops working at once on this process, and within "
+    "ENGRAM_API_KEY_CACHE_SECONDS on the others.",
+    responses=problem_responses(403, 404),
+)
+async def revoke_key(key_id: uuid.UUID, conn: Conn, keys: Keys) -> Response:
+    await service.revoke_key(conn, key_id=key_id)
+    forget_key(keys, key_id)
+    return Response(status_code=204)

@@ -1,0 +1,104 @@
+"""Tenants and their API keys: keys are random, shown once, stored as sha256 hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.errors import NotFound
+from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
+from app.tenants.schemas import KeyCreated, KeyOut
+
+KEY_PREFIX = "egm_"
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+async def ensure_tenant(conn: AsyncConnection, *, tenant_id: str) -> None:
+    await conn.execute(
+        text("INSERT INTO tenants (tenant_id) VALUES (:t) ON CONFLICT DO NOTHING"), {"t": tenant_id}
+    )
+
+
+async def create_key(conn: AsyncConnection, *, tenant_id: str, name: str) -> KeyCreated:
+    await ensure_tenant(conn, tenant_id=tenant_id)
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "INSERT INTO api_keys (key_id, tenant_id, name, prefix, key_hash) "
+                    "VALUES (:id, :t, :n, :p, :h) RETURNING key_id, tenant_id, name, prefix, "
+                    "created_at, revoked_at"
+                ),
+                {"id": uuid.uuid4(), "t": tenant_id, "n": name, "p": key[:10], "h": hash_key(key)},
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return KeyCreated(**row, key=key)
+
+
+async def list_keys(
+    conn: AsyncConnection, *, tenant_id: str | None, limit: int, cursor: str | None
+) -> Page[KeyOut]:
+    params: dict[str, Any] = {"limit": limit + 1}
+    where = ["TRUE"]
+    if tenant_id is not None:
+        where.append("tenant_id = :t")
+        params["t"] = tenant_id
+    if cursor:
+        (created, key_id), _ = decode_cursor(cursor, "keys", 2)
+        where.append("(created_at, key_id) > (CAST(:c AS timestamptz), CAST(:k AS uuid))")
+        params.update(c=cursor_datetime(created), k=cursor_uuid(key_id))
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    "SELECT key_id, tenant_id, name, prefix, created_at, revoked_at FROM api_keys "
+                    f"WHERE {' AND '.join(where)} ORDER BY created_at, key_id LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    items = [KeyOut(**r) for r in rows[:limit]]
+    nxt = None
+    if len(rows) > limit:
+        last = items[-1]
+        nxt = encode_cursor("keys", [last.created_at.isoformat(), str(last.key_id)])
+    return Page[KeyOut](items=items, next_cursor=nxt)
+
+
+async def revoke_key(conn: AsyncConnection, *, key_id: uuid.UUID) -> None:
+    found = (
+        await conn.execute(
+            text(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_id = :k RETURNING 1"
+            ),
+            {"k": key_id},
+        )
+    ).scalar()
+    if not found:
+        raise NotFound(f"No API key {key_id}.")
+
+
+async def tenant_for_key(conn: AsyncConnection, *, key: str) -> tuple[str, uuid.UUID] | None:
+    """(tenant, key id) of a live key, or None for an unknown or revoked one."""
+    row = (
+        await conn.execute(
+            text("SELECT tenant_id, key_id FROM api_keys WHERE key_hash = :h AND revoked_at IS NULL"),
+            {"h": hash_key(key)},
+        )
+    ).first()
+    return (row[0], row[1]) if row else None

@@ -1,0 +1,98 @@
+"""Users: upsert, read, list, and purge (which removes everything derived from them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.db.sql import jsonb
+from app.errors import NotFound
+from app.pagination import Page, decode_cursor, encode_cursor
+from app.users.schemas import UserOut
+
+_COLS = "user_id, metadata, created_at, updated_at"
+
+
+async def upsert_user(
+    conn: AsyncConnection, *, tenant_id: str, user_id: str, metadata: dict[str, Any]
+) -> tuple[UserOut, bool]:
+    """Create or replace a user's metadata; returns (user, created)."""
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "INSERT INTO users (tenant_id, user_id, metadata) VALUES (:t, :u, :m) "
+                    "ON CONFLICT (tenant_id, user_id) DO UPDATE "
+                    "SET metadata = excluded.metadata, updated_at = now() "
+                    f"RETURNING {_COLS}, (xmax = 0) AS created"
+                ).bindparams(jsonb("m")),
+                {"t": tenant_id, "u": user_id, "m": metadata},
+            )
+        )
+        .mappings()
+        .one()
+    )
+    data = dict(row)
+    created = bool(data.pop("created"))
+    return UserOut(**data), created
+
+
+async def ensure_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> None:
+    await conn.execute(
+        text("INSERT INTO users (tenant_id, user_id) VALUES (:t, :u) ON CONFLICT DO NOTHING"),
+        {"t": tenant_id, "u": user_id},
+    )
+
+
+async def get_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> UserOut:
+    row = (
+        (
+            await conn.execute(
+                text(f"SELECT {_COLS} FROM users WHERE tenant_id = :t AND user_id = :u"),
+                {"t": tenant_id, "u": user_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No user {user_id}.")
+    return UserOut(**row)
+
+
+async def list_users(
+    conn: AsyncConnection, *, tenant_id: str, limit: int, cursor: str | None
+) -> Page[UserOut]:
+    params: dict[str, Any] = {"t": tenant_id, "limit": limit + 1}
+    after = ""
+    if cursor:
+        (last,), _ = decode_cursor(cursor, "users", 1)
+        after = "AND user_id > :after"
+        params["after"] = str(last)
+    rows = (
+        (
+            await conn.execute(
+                text(f"SELECT {_COLS} FROM users WHERE tenant_id = :t {after} ORDER BY user_id LIMIT :limit"),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    items = [UserOut(**r) for r in rows[:limit]]
+    nxt = encode_cursor("users", [items[-1].user_id]) if len(rows) > limit else None
+    return Page[UserOut](items=items, next_cursor=nxt)
+
+
+async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> None:
+    """Delete the user and, by cascade, their sessions, messages and all derived rows."""
+    found = (
+        await conn.execute(
+            text("DELETE FROM users WHERE tenant_id = :t AND user_id = :u RETURNING 1"),
+            {"t": tenant_id, "u": user_id},
+        )
+    ).scalar()
+    if not found:
+        raise NotFound(f"No user {user_id}.")
