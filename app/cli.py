@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -58,6 +60,11 @@ def serve(
         # The API processes join the running server and find the schema current.
         os.environ["ENGRAM_DATABASE_URL"] = url
         os.environ["ENGRAM_MIGRATE_ON_START"] = "false"
+        # uvicorn drains in-flight requests on SIGINT/SIGTERM, then re-raises the signal to the
+        # handler it found. A recording handler keeps that re-raise from killing this process
+        # before the embedded PostgreSQL is stopped below.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, _record_signal)
         uvicorn.run(
             "app.main:app_factory",
             factory=True,
@@ -126,6 +133,10 @@ def _start_embedded_if_needed(settings: Settings) -> EmbeddedPostgres | None:
         return None
     typer.echo(f"engram: starting embedded PostgreSQL in {settings.data_dir.resolve()}", err=True)
     return start_embedded(settings.data_dir)
+
+
+def _record_signal(signum: int, frame: FrameType | None) -> None:
+    """Shutdown was asked for; uvicorn has already drained, so there is nothing more to do."""
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from app.errors import install_error_handlers
 from app.lifespan import make_lifespan
 from app.logging import configure_logging
 from app.metrics import Metrics
-from app.middleware import RequestContextMiddleware, RequestGuardMiddleware
+from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 
 DESCRIPTION = """\
 Engram keeps what an AI agent's conversations need: the messages of each session, a
@@ -35,7 +35,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(root)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
     app.add_middleware(RequestGuardMiddleware, max_body_bytes=settings.max_body_bytes)
-    app.add_middleware(RequestContextMiddleware, metrics=metrics)
+    routes = RouteTemplates(lambda: list(app.openapi()["paths"]))
+    app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
     return app
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from collections.abc import Callable
 
 import structlog
 from starlette.datastructures import Headers, MutableHeaders
@@ -22,10 +23,35 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 _access = structlog.get_logger("engram.access")
 
 
+class RouteTemplates:
+    """Maps a request path to its route template (`/v1/users/{user_id}`), the metrics label.
+
+    Built from the app's own path list on first use; a path no route matches is `unmatched`, so
+    label cardinality stays bounded whatever clients send.
+    """
+
+    def __init__(self, paths: Callable[[], list[str]]) -> None:
+        self._paths = paths
+        self._compiled: list[tuple[re.Pattern[str], str]] | None = None
+
+    def match(self, path: str) -> str:
+        if self._compiled is None:
+            templates = sorted(self._paths(), key=lambda p: (p.count("{"), -len(p)))
+            self._compiled = [
+                (re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(t)) + "$"), t)
+                for t in templates
+            ]
+        for pattern, template in self._compiled:
+            if pattern.match(path):
+                return template
+        return "unmatched"
+
+
 class RequestContextMiddleware:
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, routes: RouteTemplates) -> None:
         self.app = app
         self.metrics = metrics
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -49,9 +75,7 @@ class RequestContextMiddleware:
             await self.app(scope, receive, send_wrapper)
         finally:
             elapsed = time.perf_counter() - started
-            route = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
-            self.metrics.observe(scope["method"], template, status, elapsed)
+            self.metrics.observe(scope["method"], self.routes.match(scope["path"]), status, elapsed)
             _access.info(
                 "request",
                 method=scope["method"],
