@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     max_metadata_bytes: int = Field(16_384, ge=2, description="Largest metadata object (JSON).")
     max_metadata_depth: int = Field(8, ge=1, description="Deepest nesting inside metadata.")
     max_id_length: int = Field(128, ge=1, le=1024, description="Longest user / session id.")
-    max_name_length: int = Field(256, ge=1, description="Longest message `name`.")
+    max_name_length: int = Field(256, ge=1, description="Longest message `name` (UTF-8 bytes).")
     idempotency_ttl_hours: float = Field(24.0, gt=0, description="How long Idempotency-Keys hold.")
 
     @model_validator(mode="after")

@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.jsonutil import dumps
@@ -186,6 +187,15 @@ _STATUS_SLUGS = {
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
+        # FastAPI's body parser: bytes that are not UTF-8 are malformed JSON (RFC 8259 §8.1).
+        return problem_response(
+            status=400,
+            slug=MalformedJSON.slug,
+            title=MalformedJSON.title,
+            detail="The request body is not valid JSON (or not UTF-8).",
+            instance=request.url.path,
+        )
     slug, title = _STATUS_SLUGS.get(exc.status_code, ("http-error", "HTTP error"))
     return problem_response(
         status=exc.status_code,
@@ -194,6 +204,18 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         detail=str(exc.detail),
         instance=request.url.path,
         headers=dict(exc.headers) if exc.headers else None,
+    )
+
+
+async def _database_down(request: Request, exc: Exception) -> Response:
+    _log.warning("database unavailable", error=type(exc).__name__, path=request.url.path)
+    return problem_response(
+        status=503,
+        slug=ServiceUnavailable.slug,
+        title=ServiceUnavailable.title,
+        detail="The database is unavailable or saturated; retry shortly.",
+        instance=request.url.path,
+        headers={"Retry-After": "1"},
     )
 
 
@@ -212,6 +234,9 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AppError, _app_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    # Lost connections, refused connects and an exhausted pool are outages, not bugs: 503.
+    for outage in (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OSError):
+        app.add_exception_handler(outage, _database_down)
     app.add_exception_handler(Exception, _unhandled)
 
 

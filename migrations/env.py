@@ -10,6 +10,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from app.db.engine import async_url
 from app.db.models import metadata
 
 config = context.config
@@ -35,15 +36,21 @@ def _run(connection: Connection) -> None:
         context.run_migrations()
 
 
+def _url() -> str:
+    # `alembic -x url=postgresql://... revision --autogenerate -m slug` for new revisions.
+    given = context.get_x_argument(as_dictionary=True).get("url")
+    return async_url(given) if given else (config.get_main_option("sqlalchemy.url") or "")
+
+
 async def _run_async() -> None:
-    engine = create_async_engine(config.get_main_option("sqlalchemy.url") or "")
+    engine = create_async_engine(_url())
     async with engine.begin() as conn:
         await conn.run_sync(_run)
     await engine.dispose()
 
 
 if context.is_offline_mode():
-    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=metadata)
+    context.configure(url=_url(), target_metadata=metadata)
     with context.begin_transaction():
         context.run_migrations()
 elif (conn := config.attributes.get("connection")) is not None:

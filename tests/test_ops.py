@@ -65,3 +65,14 @@ async def test_request_id_is_echoed_or_generated(api: httpx.AsyncClient) -> None
     r = await api.get("/v1/sessions/nope", headers={"X-Request-ID": "err-1"})
     assert r.status_code == 404
     assert r.headers["X-Request-ID"] == "err-1"
+
+
+async def test_database_outage_is_a_503_problem_not_a_500(database_url: str) -> None:
+    dead = create_app(make_settings("postgresql://postgres@127.0.0.1:1/none", redis_url=None))
+    headers = {"Authorization": "Bearer egm_some-key"}  # checking it needs the database
+    async with LifespanManager(dead) as m, client_for(m.app, headers) as c:  # type: ignore[arg-type]
+        r = await c.get("/v1/users/someone")
+    assert r.status_code == 503
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.json()["type"] == "urn:engram:problem:unavailable"
+    assert r.headers["Retry-After"] == "1"

