@@ -9,9 +9,10 @@ from typing import Annotated
 from cachetools import TTLCache
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.config import Settings
+from app.db.engine import transaction
 from app.errors import Forbidden, Unauthorized
 from app.tenants.service import tenant_for_key
 
@@ -19,9 +20,12 @@ KeyCache = TTLCache[str, tuple[str, uuid.UUID]]
 
 _bearer = HTTPBearer(auto_error=False, description="A tenant API key (`egm_...`).")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+# The request's own connection (the same cached dependency as the route's): a key lookup that
+# took a second pool connection while the request held one could deadlock a saturated pool.
+RequestConn = Annotated[AsyncConnection, Depends(transaction, scope="function")]
 
 
-async def current_tenant(request: Request, creds: Credentials) -> str:
+async def current_tenant(request: Request, creds: Credentials, conn: RequestConn) -> str:
     settings: Settings = request.state.settings
     if not settings.auth_on:
         return settings.default_tenant
@@ -31,9 +35,7 @@ async def current_tenant(request: Request, creds: Credentials) -> str:
     cache: KeyCache = request.state.key_cache
     found = cache.get(key)
     if found is None:
-        engine: AsyncEngine = request.state.engine
-        async with engine.connect() as conn:
-            found = await tenant_for_key(conn, key=key)
+        found = await tenant_for_key(conn, key=key)
         if found is None:
             raise Unauthorized("The API key is unknown or revoked.")
         cache[key] = found

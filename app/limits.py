@@ -6,6 +6,7 @@ what PostgreSQL cannot store (NUL bytes, lone surrogates), naming the offending 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -16,17 +17,25 @@ from app.jsonutil import dumps
 
 Loc = Sequence[str | int]
 _ID_CHARS = re.compile(r"^[A-Za-z0-9._:@\-]+$")
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def _where(loc: Loc) -> str:
     return ".".join(str(p) for p in loc)
 
 
+def _printable(loc: Loc) -> list[str | int]:
+    # A metadata key may hold a lone surrogate; the problem body must still encode as UTF-8.
+    return [p.encode("utf-8", "backslashreplace").decode() if isinstance(p, str) else p for p in loc]
+
+
 def _invalid(loc: Loc, msg: str, kind: str) -> ValidationFailed:
-    return ValidationFailed(f"{_where(loc)}: {msg}", errors=[{"loc": list(loc), "msg": msg, "type": kind}])
+    loc = _printable(loc)
+    return ValidationFailed(f"{_where(loc)}: {msg}", errors=[{"loc": loc, "msg": msg, "type": kind}])
 
 
 def _too_large(loc: Loc, msg: str, limit: int) -> PayloadTooLarge:
+    loc = _printable(loc)
     return PayloadTooLarge(
         f"{_where(loc)}: {msg}",
         errors=[{"loc": list(loc), "msg": msg, "type": "too_large"}],
@@ -84,7 +93,8 @@ class Limits:
             )
 
     def _walk(self, node: Any, loc: list[str | int], depth: int) -> None:
-        if depth > self.metadata_depth:
+        # Depth counts objects and arrays: a flat object is 1 level deep, whatever its values.
+        if isinstance(node, dict | list) and depth > self.metadata_depth:
             raise _invalid(loc, f"nests deeper than {self.metadata_depth} levels", "too_deep")
         if isinstance(node, dict):
             for key, child in node.items():
@@ -95,3 +105,7 @@ class Limits:
                 self._walk(child, [*loc, i], depth + 1)
         elif isinstance(node, str):
             self.check_text(node, loc, max_bytes=self.metadata_bytes)
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise _invalid(loc, "NaN and Infinity are not JSON numbers", "not_finite")
+        elif isinstance(node, int) and not _INT64[0] <= node <= _INT64[1]:
+            raise _invalid(loc, "integers must fit in 64 bits", "int_range")

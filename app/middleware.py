@@ -126,6 +126,10 @@ class RequestGuardMiddleware:
             chunks.append(chunk)
             more = message.get("more_body", False)
         body = b"".join(chunks)
+        if body and length is None and not _is_json(ctype):  # a chunked body: its type is checked now
+            exc = UnsupportedMediaType(f"Send JSON with Content-Type: application/json, not {ctype!r}.")
+            await self._reject(scope, send, exc)
+            return
         replayed = False
 
         async def replay() -> Message:

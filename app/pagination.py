@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
@@ -37,6 +37,8 @@ def decode_cursor(cursor: str, kind: str, arity: int) -> tuple[list[Any], bool]:
             raise ValueError("cursor of another list")
         if not isinstance(backward, bool):
             raise ValueError("bad direction")
+        if any(isinstance(v, str) and "\x00" in v for v in key):
+            raise ValueError("NUL byte")  # PostgreSQL cannot take it as a parameter
     except (ValueError, KeyError, TypeError, binascii.Error) as exc:
         raise InvalidCursor("The cursor is malformed or belongs to another list.") from exc
     return key, backward
@@ -44,8 +46,11 @@ def decode_cursor(cursor: str, kind: str, arity: int) -> tuple[list[Any], bool]:
 
 def cursor_datetime(value: Any) -> datetime:
     try:
-        return datetime.fromisoformat(value)
-    except (TypeError, ValueError) as exc:
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is None:
+            raise ValueError("cursors carry aware timestamps")
+        return moment.astimezone(UTC)
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InvalidCursor("The cursor is malformed or belongs to another list.") from exc
 
 

@@ -17,10 +17,15 @@ class Role(StrEnum):
     tool = "tool"
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def as_utc(value: datetime | None) -> datetime | None:
     # A timestamp without a zone is taken as UTC rather than refused: imports often lack one.
     if value is not None and value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
+        value = value.replace(tzinfo=UTC)
+    try:
+        if value is not None:
+            value.astimezone(UTC)  # the database stores UTC: out of range there is a 422 here
+    except OverflowError:
+        raise ValueError("is outside the supported date range") from None
     return value
 
 
@@ -34,7 +39,7 @@ class MessageIn(BaseModel):
         None, description="When it was said (imports); default: now. No zone means UTC."
     )
 
-    _zone = field_validator("created_at")(_utc)
+    _zone = field_validator("created_at")(as_utc)
 
 
 class AppendRequest(BaseModel):
