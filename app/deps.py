@@ -7,9 +7,12 @@ from typing import Annotated
 from fastapi import Depends, Path, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import KeyCache, current_tenant, require_admin
+from app.config import Settings
 from app.db.engine import transaction
+from app.indexing.wake import Waker
 from app.limits import Limits
 
 
@@ -21,6 +24,21 @@ def _limits(request: Request) -> Limits:
 def _tokenizer(request: Request) -> Tokenizer:
     tok: Tokenizer = request.state.tokenizer
     return tok
+
+
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.state.settings
+    return settings
+
+
+def _embedder(request: Request) -> Embedder:
+    embedder: Embedder = request.state.embedder
+    return embedder
+
+
+def _waker(request: Request) -> Waker:
+    waker: Waker = request.state.waker
+    return waker
 
 
 def _key_cache(request: Request) -> KeyCache:
@@ -50,5 +68,8 @@ Admin = Depends(require_admin)
 CheckedLimits = Annotated[Limits, Depends(_limits)]
 Tok = Annotated[Tokenizer, Depends(_tokenizer)]
 Keys = Annotated[KeyCache, Depends(_key_cache)]
+Config = Annotated[Settings, Depends(_settings)]
+Embed = Annotated[Embedder, Depends(_embedder)]
+Wake = Annotated[Waker, Depends(_waker)]
 UserIdPath = Annotated[str, Depends(_user_id)]
 SessionIdPath = Annotated[str, Depends(_session_id)]

@@ -13,15 +13,19 @@ from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import KeyCache
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import make_engine
 from app.db.migrate import upgrade
+from app.indexing.wake import Waker
 from app.limits import Limits
 from app.metrics import Metrics
+from app.runtime import start_embedder
 from app.tenants.service import ensure_tenant
+from app.worker import Worker
 
 _log = structlog.get_logger("engram.lifespan")
 
@@ -30,6 +34,8 @@ class State(TypedDict):
     settings: Settings
     engine: AsyncEngine
     redis: Redis | None
+    embedder: Embedder
+    waker: Waker
     tokenizer: Tokenizer
     limits: Limits
     metrics: Metrics
@@ -58,17 +64,32 @@ def make_lifespan(
             )
             async with engine.begin() as conn:
                 await ensure_tenant(conn, tenant_id=settings.default_tenant)
+        embedder = await start_embedder(settings, engine)
+        stop = asyncio.Event()
+        wake = asyncio.Event() if settings.run_worker else None
+        worker_task: asyncio.Task[None] | None = None
+        if settings.run_worker:
+            worker = Worker(
+                settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, wake=wake
+            )
+            worker_task = asyncio.create_task(worker.run(stop), name="engram-worker")
         try:
             yield State(
                 settings=settings,
                 engine=engine,
                 redis=redis,
+                embedder=embedder,
+                waker=Waker(redis, wake),
                 tokenizer=Tokenizer(settings.tokenizer),
                 limits=Limits(settings),
                 metrics=metrics,
                 key_cache=TTLCache(maxsize=10_000, ttl=max(settings.api_key_cache_seconds, 1e-3)),
             )
         finally:
+            stop.set()
+            if worker_task is not None:
+                await worker_task  # finishes (commits or rolls back) the batch in hand
+            await embedder.aclose()
             if redis is not None:
                 await redis.aclose()
             await engine.dispose()

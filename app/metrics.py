@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -39,6 +39,32 @@ class Metrics:
             "HTTP request latency by method and route template.",
             ["method", "route"],
             buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+
+        self.worker_items = Counter(
+            "engram_worker_items",
+            "Derived-work items processed, by kind and outcome.",
+            ["kind", "outcome"],
+            registry=self.registry,
+        )
+        self.worker_batch = Histogram(
+            "engram_worker_batch_seconds",
+            "Time of one worker batch (claim, model call, write).",
+            ["kind"],
+            buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30),
+            registry=self.registry,
+        )
+        self.worker_backlog = Gauge(
+            "engram_worker_backlog", "Items waiting to be derived.", ["kind"], registry=self.registry
+        )
+        self.worker_failed = Gauge(
+            "engram_worker_failed", "Items in the failed state.", ["kind"], registry=self.registry
+        )
+        self.worker_lag = Gauge(
+            "engram_worker_lag_seconds",
+            "Age of the oldest waiting item.",
+            ["kind"],
             registry=self.registry,
         )
 

@@ -8,7 +8,9 @@ async def test_round_trip(api: httpx.AsyncClient) -> None:
     assert r.status_code == 201, r.text
     r = await api.post(
         "/v1/sessions/s1/messages",
-        json={"messages": [{"role": "user", "content": "hello world"}, {"role": "assistant", "content": "hi"}]},
+        json={
+            "messages": [{"role": "user", "content": "hello world"}, {"role": "assistant", "content": "hi"}]
+        },
     )
     assert r.status_code == 201, r.text
     msgs = r.json()["messages"]

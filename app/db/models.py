@@ -36,6 +36,7 @@ SQLModel.metadata = MetaData(naming_convention=NAMING)
 metadata = SQLModel.metadata
 
 ROLES = ("system", "user", "assistant", "tool")
+EMBED_STATES = ("pending", "done", "failed")
 # Stemmed English full-text; the generated column keeps the index in step with every write.
 TSV_CONFIG = "english"
 
@@ -116,6 +117,21 @@ class Message(SQLModel, table=True):
             ondelete="CASCADE",
         ),
         CheckConstraint(f"role IN {ROLES!r}", name="role"),
+        CheckConstraint(f"embed_status IN {EMBED_STATES!r}", name="embed_status"),
+        # The worker's queue: small, because only pending rows are in it.
+        Index(
+            "ix_messages_embed_queue",
+            "embed_after",
+            postgresql_where=text("embed_status = 'pending'"),
+        ),
+        # "Is this user / session fully indexed?" without touching indexed rows.
+        Index(
+            "ix_messages_embed_scope",
+            "tenant_id",
+            "user_id",
+            "session_id",
+            postgresql_where=text("embed_status <> 'done'"),
+        ),
         Index("uq_messages_tenant_id_session_id_seq", "tenant_id", "session_id", "seq", unique=True),
         Index("ix_messages_tenant_id_user_id_created_at", "tenant_id", "user_id", "created_at"),
         Index("ix_messages_content_tsv", "content_tsv", postgresql_using="gin"),
@@ -147,6 +163,20 @@ class Message(SQLModel, table=True):
     updated_at: datetime = _ts()
     # Dimension is fixed per install by the migration (ENGRAM_EMBEDDING_DIM).
     embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    # Derived-work state lives in the message row itself, so an append records its pending
+    # embedding in the same transaction at no extra write; the worker claims with SKIP LOCKED.
+    embed_status: str = Field(
+        default="pending",
+        sa_column=Column(Text, nullable=False, server_default=text("'pending'")),
+    )
+    embed_attempts: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
+    embed_after: datetime = _ts()
+    embed_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    embedded_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
     content_tsv: Any = Field(
         default=None,
         sa_column=Column(

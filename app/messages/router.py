@@ -7,13 +7,20 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, BackgroundTasks, Header, Query, Response
+from pydantic import AfterValidator
 
-from app.config import Settings
-from app.deps import CheckedLimits, Conn, SessionIdPath, TenantId, Tok
+from app.deps import CheckedLimits, Config, Conn, SessionIdPath, TenantId, Tok, Wake
 from app.errors import problem_responses
 from app.messages import service
-from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, MessagePatch, Role
+from app.messages.schemas import (
+    AppendRequest,
+    AppendResponse,
+    MessageOut,
+    MessagePatch,
+    Role,
+    as_utc,
+)
 from app.pagination import Page
 
 router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])
@@ -53,12 +60,13 @@ async def append_messages(
     tenant: TenantId,
     limits: CheckedLimits,
     tokenizer: Tok,
-    request: Request,
+    settings: Config,
+    wake: Wake,
+    tasks: BackgroundTasks,
     response: Response,
     idempotency_key: IdempotencyKey = None,
 ) -> AppendResponse:
     body.check_limits(limits)
-    settings: Settings = request.state.settings
     answer, replayed = await service.append_messages(
         conn,
         tenant_id=tenant,
@@ -70,6 +78,8 @@ async def append_messages(
     )
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"
+    else:
+        tasks.add_task(wake.poke)  # runs after the commit: the woken worker finds the rows
     return answer
 
 
@@ -90,8 +100,12 @@ async def list_messages(
     ] = None,
     order: Annotated[Order, Query(description="By seq, ascending or descending.")] = Order.asc,
     role: Annotated[list[Role] | None, Query(description="Only these roles (repeatable).")] = None,
-    created_after: Annotated[datetime | None, Query(description="created_at >= this.")] = None,
-    created_before: Annotated[datetime | None, Query(description="created_at < this.")] = None,
+    created_after: Annotated[
+        datetime | None, AfterValidator(as_utc), Query(description="created_at >= this.")
+    ] = None,
+    created_before: Annotated[
+        datetime | None, AfterValidator(as_utc), Query(description="created_at < this.")
+    ] = None,
 ) -> Page[MessageOut]:
     return await service.list_messages(
         conn,
@@ -133,8 +147,12 @@ async def patch_message(
     tenant: TenantId,
     limits: CheckedLimits,
     tokenizer: Tok,
+    wake: Wake,
+    tasks: BackgroundTasks,
 ) -> MessageOut:
     body.check_limits(limits)
+    if body.content is not None:
+        tasks.add_task(wake.poke)  # new content is embedded again
     return await service.patch_message(
         conn,
         tenant_id=tenant,

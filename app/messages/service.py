@@ -199,7 +199,7 @@ async def list_messages(
     backward = False
     if cursor:
         (pos,), backward = decode_cursor(cursor, "messages-desc" if descending else "messages", 1)
-        if not isinstance(pos, int) or isinstance(pos, bool):
+        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 2**63:
             raise InvalidCursor("The cursor is malformed or belongs to another list.")
         # Walking forward in the requested order, or back (the page before) in the other.
         ahead = descending != backward
@@ -287,8 +287,13 @@ async def patch_message(
                 text(
                     "UPDATE messages SET content = :c, name = :n, metadata = :md, token_count = :tok, "
                     "updated_at = now(), "
-                    # A new text invalidates its embedding; the indexer derives it again.
-                    "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END "
+                    # A new text invalidates its embedding; the worker derives it again.
+                    "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END, "
+                    "embed_status = CASE WHEN CAST(:changed AS boolean) THEN 'pending' "
+                    "  ELSE embed_status END, "
+                    "embed_attempts = CASE WHEN CAST(:changed AS boolean) THEN 0 ELSE embed_attempts END, "
+                    "embed_after = CASE WHEN CAST(:changed AS boolean) THEN now() ELSE embed_after END, "
+                    "embed_error = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embed_error END "
                     f"WHERE tenant_id = :t AND session_id = :s AND message_id = :m RETURNING {_COLS}"
                 ).bindparams(jsonb("md")),
                 {

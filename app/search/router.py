@@ -1,0 +1,35 @@
+"""Search: HTTP in, a service call, HTTP out."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.deps import CheckedLimits, Config, Conn, Embed, TenantId
+from app.errors import problem_responses
+from app.search import service
+from app.search.schemas import SearchRequest, SearchResponse
+
+router = APIRouter(prefix="/search", tags=["search"])
+
+
+@router.post(
+    "",
+    summary="Search memory",
+    description="Finds messages by meaning (`semantic`: pgvector cosine), by words (`keyword`: "
+    "PostgreSQL full text) or both fused (`hybrid`, the default: reciprocal rank fusion), within "
+    "your tenant and optionally one user or session, with filters on roles, metadata, time and "
+    "sessions pushed into SQL. `mmr` removes near-duplicates, `recency` favours newer hits, "
+    "`wait_for_indexing_ms` waits (bounded) until what you just wrote is searchable by meaning. "
+    "Each hit carries its score parts.",
+    responses=problem_responses(413),
+)
+async def search(
+    body: SearchRequest,
+    conn: Conn,
+    tenant: TenantId,
+    limits: CheckedLimits,
+    settings: Config,
+    embedder: Embed,
+) -> SearchResponse:
+    body.check_limits(limits, settings.max_query_chars)
+    return await service.search(conn, tenant_id=tenant, req=body, embedder=embedder, settings=settings)

@@ -1,0 +1,145 @@
+"""Search over a tenant's messages: semantic (pgvector), keyword (full text) or both, fused."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.ai.embedder import Embedder
+from app.config import Settings
+from app.indexing.tasks import vector_literal
+from app.jsonutil import loads
+from app.search import ranking
+from app.search import sql as q
+from app.search.schemas import (
+    IndexingState,
+    Kind,
+    Mode,
+    ScoreParts,
+    SearchHit,
+    SearchRequest,
+    SearchResponse,
+)
+
+WAIT_STEP = 0.05
+
+
+async def search(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    req: SearchRequest,
+    embedder: Embedder,
+    settings: Settings,
+) -> SearchResponse:
+    scope = q.build_scope(tenant_id, req)
+    pending = await _wait_for_indexing(conn, scope, req.wait_for_indexing_ms / 1000)
+    n = max(settings.search_candidates, req.limit * 4)
+    with_vectors = req.mmr is not None and req.mmr > 0
+    semantic_rows: list[dict[str, Any]] = []
+    keyword_rows: list[dict[str, Any]] = []
+    if req.mode in (Mode.semantic, Mode.hybrid):
+        query_vec = (await embedder.embed([req.query]))[0]
+        semantic_rows = await _semantic(conn, scope, query_vec, n, with_vectors, settings)
+    if req.mode in (Mode.keyword, Mode.hybrid):
+        keyword_rows = await _rows(
+            conn, q.keyword_query(scope, with_vectors), {**scope.params, "qt": req.query, "n": n}
+        )
+    cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
+    _score(cands, req, sem_ids, kw_ids, settings.search_rrf_k)
+    ordered = sorted(cands.values(), key=lambda c: c.score, reverse=True)
+    if req.min_score is not None:
+        ordered = [c for c in ordered if c.score >= req.min_score]
+    if with_vectors:
+        for c in ordered:
+            if c.row.get("vec"):
+                c.vector = np.asarray(loads(c.row["vec"]), dtype=np.float32)
+        ordered = ranking.mmr(ordered, req.mmr or 0.0, req.limit)
+    return SearchResponse(
+        results=[_hit(c) for c in ordered[: req.limit]],
+        indexing=IndexingState(pending=pending, complete=pending == 0),
+        mode=req.mode.value,
+    )
+
+
+def _score(
+    cands: dict[Any, ranking.Candidate], req: SearchRequest, sem_ids: list[Any], kw_ids: list[Any], k: int
+) -> None:
+    if req.mode is Mode.hybrid:
+        fused = ranking.rrf([(sem_ids, 1.0), (kw_ids, 1.0)], k)
+    now = datetime.now(UTC)
+    for key, c in cands.items():
+        if req.mode is Mode.hybrid:
+            c.fused = fused.get(key, 0.0)
+        elif req.mode is Mode.semantic:
+            c.fused = max(c.semantic or 0.0, 0.0)
+        else:
+            c.fused = c.keyword or 0.0
+        c.score = c.fused
+        if req.recency is not None and req.recency.weight > 0:
+            c.recency = ranking.recency(c.row["created_at"], now, req.recency.half_life_hours)
+            c.score = (1 - req.recency.weight) * c.fused + req.recency.weight * c.recency
+
+
+async def _semantic(
+    conn: AsyncConnection,
+    scope: q.Scope,
+    vector: Any,
+    n: int,
+    with_vectors: bool,
+    settings: Settings,
+) -> list[dict[str, Any]]:
+    params = {**scope.params, "q": vector_literal(vector), "n": n}
+    exact = scope.narrow
+    if not exact:
+        size = (
+            await conn.execute(
+                q.scope_size_query(scope), {**scope.params, "cap": settings.search_exact_max_rows + 1}
+            )
+        ).scalar_one()
+        exact = size <= settings.search_exact_max_rows
+    if exact:
+        return await _rows(conn, q.exact_semantic_query(scope, with_vectors), params)
+    await conn.execute(q.ANN_SETTINGS, {"ef": str(max(n, 40)), "mst": str(settings.search_max_scan_tuples)})
+    return await _rows(conn, q.ann_semantic_query(scope, with_vectors), params)
+
+
+async def _rows(conn: AsyncConnection, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
+    return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]
+
+
+async def _wait_for_indexing(conn: AsyncConnection, scope: q.Scope, seconds: float) -> int:
+    deadline = time.monotonic() + seconds
+    while True:
+        pending = int((await conn.execute(q.pending_query(scope), scope.params)).scalar_one())
+        if pending == 0 or time.monotonic() >= deadline:
+            return pending
+        await asyncio.sleep(WAIT_STEP)
+
+
+def _hit(c: ranking.Candidate) -> SearchHit:
+    r = c.row
+    return SearchHit(
+        kind=Kind.messages,
+        id=r["message_id"],
+        session_id=r["session_id"],
+        user_id=r["user_id"],
+        seq=r["seq"],
+        role=r["role"],
+        name=r["name"],
+        content=r["content"],
+        metadata=r["metadata"],
+        created_at=r["created_at"],
+        score=round(c.score, 6),
+        scores=ScoreParts(
+            semantic=None if c.semantic is None else round(c.semantic, 6),
+            keyword=None if c.keyword is None else round(c.keyword, 6),
+            fused=round(c.fused, 6),
+            recency=None if c.recency is None else round(c.recency, 6),
+        ),
+    )

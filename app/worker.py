@@ -1,0 +1,137 @@
+"""The worker: claim-run-ack over the pending-work records in PostgreSQL.
+
+Runs inside `engram serve` (ENGRAM_RUN_WORKER, the embedded default) or alone as `engram worker`;
+any number of workers can run against one database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from datetime import timedelta
+
+import structlog
+from redis.asyncio import Redis
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.ai.embedder import Embedder
+from app.config import Settings
+from app.indexing.tasks import RetryPolicy, embed_pending
+from app.indexing.wake import listen
+from app.messages.tasks import sweep_idempotency_keys
+from app.metrics import Metrics
+
+_log = structlog.get_logger("engram.worker")
+BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
+SWEEP_EVERY = 600.0  # seconds between housekeeping sweeps (expired idempotency keys)
+
+
+class Worker:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        engine: AsyncEngine,
+        embedder: Embedder,
+        redis: Redis | None,
+        metrics: Metrics,
+        wake: asyncio.Event | None = None,
+    ) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.embedder = embedder
+        self.redis = redis
+        self.metrics = metrics
+        self.wake = wake or asyncio.Event()
+        self.policy = RetryPolicy(
+            max_attempts=settings.worker_max_attempts,
+            backoff_seconds=settings.worker_backoff_seconds,
+            backoff_max_seconds=settings.worker_backoff_max_seconds,
+        )
+
+    async def run(self, stop: asyncio.Event) -> None:
+        listener = (
+            asyncio.create_task(listen(self.redis, self.wake, stop)) if self.redis is not None else None
+        )
+        last_gauges = 0.0
+        last_sweep = 0.0
+        _log.info("worker started", embedder=self.embedder.name)
+        try:
+            while not stop.is_set():
+                busy = False
+                try:
+                    busy = await self.run_once()
+                    if time.monotonic() - last_gauges > BACKLOG_EVERY:
+                        await self.refresh_gauges()
+                        last_gauges = time.monotonic()
+                    if time.monotonic() - last_sweep > SWEEP_EVERY:
+                        await self.sweep()
+                        last_sweep = time.monotonic()
+                except Exception as exc:  # database down: keep the loop alive, retry soon
+                    _log.warning("worker iteration failed", error=f"{type(exc).__name__}: {exc}")
+                    await _sleep_or_stop(stop, 1.0)
+                    continue
+                if not busy:
+                    await self._idle(stop)
+        finally:
+            if listener is not None:
+                listener.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await listener
+            _log.info("worker stopped")
+
+    async def run_once(self) -> bool:
+        """One batch; True if the queue may hold more right now."""
+        result = await embed_pending(
+            self.engine,
+            embedder=self.embedder,
+            batch_size=self.settings.worker_batch_size,
+            policy=self.policy,
+        )
+        if result.claimed:
+            self.metrics.worker_items.labels("embed", "done").inc(result.embedded)
+            self.metrics.worker_items.labels("embed", "retry_or_failed").inc(result.failed)
+            self.metrics.worker_batch.labels("embed").observe(result.seconds)
+        return result.claimed == self.settings.worker_batch_size
+
+    async def sweep(self) -> None:
+        ttl = timedelta(hours=self.settings.idempotency_ttl_hours)
+        removed = await sweep_idempotency_keys(self.engine, ttl=ttl)
+        if removed:
+            _log.info("expired idempotency keys removed", count=removed)
+
+    async def refresh_gauges(self) -> None:
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    text(
+                        "SELECT count(*) FILTER (WHERE embed_status = 'pending') AS pending, "
+                        "count(*) FILTER (WHERE embed_status = 'failed') AS failed, "
+                        "coalesce(extract(epoch FROM now() - min(updated_at) "
+                        "  FILTER (WHERE embed_status = 'pending')), 0) AS lag "
+                        "FROM messages WHERE embed_status <> 'done'"
+                    )
+                )
+            ).one()
+        self.metrics.worker_backlog.labels("embed").set(row.pending)
+        self.metrics.worker_failed.labels("embed").set(row.failed)
+        self.metrics.worker_lag.labels("embed").set(float(row.lag))
+
+    async def _idle(self, stop: asyncio.Event) -> None:
+        self.wake.clear()
+        waiter = asyncio.create_task(self.wake.wait())
+        stopper = asyncio.create_task(stop.wait())
+        await asyncio.wait(
+            {waiter, stopper},
+            timeout=self.settings.worker_poll_seconds,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        for task in (waiter, stopper):
+            task.cancel()
+
+
+async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)

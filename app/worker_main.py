@@ -1,0 +1,40 @@
+"""`engram worker`: the worker as its own process, stopped cleanly by SIGINT / SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import structlog
+from prometheus_client import start_http_server
+from redis.asyncio import Redis
+
+from app.config import Settings
+from app.db.engine import make_engine
+from app.metrics import Metrics
+from app.runtime import start_embedder
+from app.worker import Worker
+
+_log = structlog.get_logger("engram.worker")
+
+
+async def run_worker(settings: Settings, database_url: str) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    metrics = Metrics()
+    engine = make_engine(settings, database_url)
+    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+    embedder = await start_embedder(settings, engine)
+    if settings.worker_metrics_port is not None:
+        start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)
+    try:
+        await Worker(settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics).run(
+            stop
+        )
+    finally:
+        await embedder.aclose()
+        if redis is not None:
+            await redis.aclose()
+        await engine.dispose()

@@ -1,0 +1,35 @@
+"""Helpers for tests that need a database of their own (no shared app worker touching it)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from app.db.embedded import EmbeddedPostgres
+from app.db.engine import async_url
+from app.db.migrate import upgrade
+
+
+async def create_database(pg: EmbeddedPostgres, *, migrate: bool = True) -> str:
+    """A new, empty (migrated) database on the test server; returns its URL."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    engine = create_async_engine(async_url(pg.url), isolation_level="AUTOCOMMIT")
+    async with engine.connect() as conn:
+        await conn.execute(text(f'CREATE DATABASE "{name}"'))
+    await engine.dispose()
+    url = pg.url.replace("/postgres?", f"/{name}?")
+    if migrate:
+        await upgrade(url, 384)
+    return url
+
+
+def engine_for(url: str) -> AsyncEngine:
+    return create_async_engine(async_url(url))
+
+
+async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
+    async with engine.connect() as conn:
+        return list((await conn.execute(text(sql), params)).all())

@@ -1,0 +1,451 @@
+"""Tenant isolation for every /v1 operation of the OpenAPI spec, and who may call what.
+
+Tenant B, holding tenant A's real ids, must get exactly what it gets for ids that never existed (a
+404 that tells nothing), must never see A's rows in a list, and must leave A's data unchanged. PUT
+/v1/users/{id} and POST /v1/sessions with A's ids create B's own rows. The table below has one case
+per operation; a new operation without a case fails `test_every_v1_operation_has_an_isolation_case`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from app.main import create_app
+from tests.conftest import ADMIN_TOKEN, client_for, make_settings, new_tenant_client
+
+PROBLEM = "application/problem+json"
+METHODS = ("get", "put", "post", "patch", "delete")
+GHOST_USER, GHOST_SESSION = "ghost-user", "ghost-session"
+
+
+@dataclass
+class World:
+    a: httpx.AsyncClient  # the owner
+    b: httpx.AsyncClient  # the intruder
+    user_id: str
+    session_id: str
+    message_id: str
+    idempotency_key: str
+    b_session_id: str
+
+
+async def build_world(a: httpx.AsyncClient, b: httpx.AsyncClient) -> World:
+    async def ok(r: Awaitable[httpx.Response]) -> dict[str, Any]:
+        resp = await r
+        assert resp.status_code in (200, 201), resp.text
+        out: dict[str, Any] = resp.json()
+        return out
+
+    await ok(a.put("/v1/users/alice", json={"metadata": {"owner": "A"}}))
+    await ok(
+        a.post("/v1/sessions", json={"session_id": "a-sess", "user_id": "alice", "metadata": {"o": "A"}})
+    )
+    await ok(a.post("/v1/sessions", json={"session_id": "a-sess-2", "user_id": "alice"}))
+    batch = {"messages": [{"role": "user", "content": "A's secret", "metadata": {"o": "A"}}]}
+    stored = await ok(
+        a.post("/v1/sessions/a-sess/messages", json=batch, headers={"Idempotency-Key": "a-key"})
+    )
+    await ok(
+        a.post("/v1/sessions/a-sess/messages", json={"messages": [{"role": "assistant", "content": "ok"}]})
+    )
+
+    await ok(b.post("/v1/sessions", json={"session_id": "b-sess", "user_id": "bob"}))
+    await ok(b.post("/v1/sessions/b-sess/messages", json={"messages": [{"role": "user", "content": "B's"}]}))
+    return World(
+        a=a,
+        b=b,
+        user_id="alice",
+        session_id="a-sess",
+        message_id=stored["messages"][0]["message_id"],
+        idempotency_key="a-key",
+        b_session_id="b-sess",
+    )
+
+
+async def snapshot(w: World) -> dict[str, Any]:
+    """Everything A can read, to compare before and after B's attempts."""
+    a = w.a
+    msgs = (await a.get(f"/v1/sessions/{w.session_id}/messages")).json()
+    return {
+        "users": (await a.get("/v1/users")).json(),
+        "user": (await a.get(f"/v1/users/{w.user_id}")).json(),
+        "sessions": (await a.get("/v1/sessions", params={"user_id": w.user_id})).json(),
+        "session": (await a.get(f"/v1/sessions/{w.session_id}")).json(),
+        "messages": msgs,
+        "message": (await a.get(f"/v1/sessions/{w.session_id}/messages/{w.message_id}")).json(),
+        "replay": (
+            await a.post(
+                f"/v1/sessions/{w.session_id}/messages",
+                json={"messages": [{"role": "user", "content": "A's secret", "metadata": {"o": "A"}}]},
+                headers={"Idempotency-Key": w.idempotency_key},
+            )
+        ).json(),
+    }
+
+
+async def assert_hidden(real: httpx.Response, ghost: httpx.Response, real_id: str, ghost_id: str) -> None:
+    """A's real id answers exactly like an id that never existed."""
+    assert real.status_code == 404, real.text
+    assert real.headers["content-type"] == PROBLEM
+    assert real.json()["type"] == "urn:engram:problem:not-found"
+    assert ghost.status_code == 404, ghost.text
+    r, g = real.json(), ghost.json()
+    assert r["type"] == g["type"] and r["title"] == g["title"]
+    assert r["detail"].replace(real_id, "<id>") == g["detail"].replace(ghost_id, "<id>")
+    assert "A's" not in real.text
+
+
+# --- one case per operation -----------------------------------------------------------------------
+
+
+async def list_users(w: World) -> None:
+    r = await w.b.get("/v1/users")
+    assert r.status_code == 200
+    assert [u["user_id"] for u in r.json()["items"]] == ["bob"]
+    # A's cursor only moves B through B's own users.
+    cursor = (await w.a.get("/v1/users", params={"limit": 1})).json()["next_cursor"]
+    if cursor is not None:
+        r = await w.b.get("/v1/users", params={"cursor": cursor})
+        assert all(u["user_id"] != w.user_id for u in r.json()["items"])
+
+
+async def put_user(w: World) -> None:
+    r = await w.b.put(f"/v1/users/{w.user_id}", json={"metadata": {"owner": "B"}})
+    assert r.status_code == 201, "B was told the user already exists"
+    assert r.json()["metadata"] == {"owner": "B"}
+    assert (await w.b.get(f"/v1/users/{w.user_id}")).json()["metadata"] == {"owner": "B"}
+    # B's new user has none of A's sessions.
+    r = await w.b.get("/v1/sessions", params={"user_id": w.user_id})
+    assert r.status_code == 200
+    assert r.json()["items"] == []
+
+
+async def get_user(w: World) -> None:
+    real = await w.b.get(f"/v1/users/{w.user_id}")
+    await assert_hidden(real, await w.b.get(f"/v1/users/{GHOST_USER}"), w.user_id, GHOST_USER)
+
+
+async def delete_user(w: World) -> None:
+    real = await w.b.delete(f"/v1/users/{w.user_id}")
+    await assert_hidden(real, await w.b.delete(f"/v1/users/{GHOST_USER}"), w.user_id, GHOST_USER)
+
+
+async def create_session(w: World) -> None:
+    body = {"session_id": w.session_id, "user_id": w.user_id, "metadata": {"o": "B"}}
+    r = await w.b.post("/v1/sessions", json=body)
+    assert r.status_code == 201, "B was told the session id is taken"
+    assert r.json()["metadata"] == {"o": "B"}
+    assert r.json()["last_seq"] == 0
+    assert (await w.b.get(f"/v1/sessions/{w.session_id}/messages")).json()["items"] == []
+    r = await w.b.post(
+        f"/v1/sessions/{w.session_id}/messages",
+        json={"messages": [{"role": "user", "content": "B's own"}]},
+        headers={"Idempotency-Key": w.idempotency_key},
+    )
+    assert r.status_code == 201
+    assert "Idempotent-Replayed" not in r.headers
+    assert [m["seq"] for m in r.json()["messages"]] == [1]
+    assert (await w.b.get(f"/v1/users/{w.user_id}")).json()["metadata"] == {}
+
+
+async def list_sessions(w: World) -> None:
+    r = await w.b.get("/v1/sessions")
+    assert r.status_code == 200
+    assert [s["session_id"] for s in r.json()["items"]] == [w.b_session_id]
+    real = await w.b.get("/v1/sessions", params={"user_id": w.user_id})
+    await assert_hidden(
+        real, await w.b.get("/v1/sessions", params={"user_id": GHOST_USER}), w.user_id, GHOST_USER
+    )
+
+
+async def get_session(w: World) -> None:
+    real = await w.b.get(f"/v1/sessions/{w.session_id}")
+    await assert_hidden(real, await w.b.get(f"/v1/sessions/{GHOST_SESSION}"), w.session_id, GHOST_SESSION)
+
+
+async def patch_session(w: World) -> None:
+    for body in ({"metadata": {"o": "B"}}, {"ended": True}):
+        real = await w.b.patch(f"/v1/sessions/{w.session_id}", json=body)
+        ghost = await w.b.patch(f"/v1/sessions/{GHOST_SESSION}", json=body)
+        await assert_hidden(real, ghost, w.session_id, GHOST_SESSION)
+
+
+async def delete_session(w: World) -> None:
+    real = await w.b.delete(f"/v1/sessions/{w.session_id}")
+    await assert_hidden(real, await w.b.delete(f"/v1/sessions/{GHOST_SESSION}"), w.session_id, GHOST_SESSION)
+
+
+async def append_messages(w: World) -> None:
+    same_body = {"messages": [{"role": "user", "content": "A's secret", "metadata": {"o": "A"}}]}
+    for headers in ({}, {"Idempotency-Key": w.idempotency_key}, {"Idempotency-Key": "fresh"}):
+        real = await w.b.post(f"/v1/sessions/{w.session_id}/messages", json=same_body, headers=headers)
+        ghost = await w.b.post(f"/v1/sessions/{GHOST_SESSION}/messages", json=same_body, headers=headers)
+        await assert_hidden(real, ghost, w.session_id, GHOST_SESSION)
+
+
+async def list_messages(w: World) -> None:
+    real = await w.b.get(f"/v1/sessions/{w.session_id}/messages")
+    await assert_hidden(
+        real, await w.b.get(f"/v1/sessions/{GHOST_SESSION}/messages"), w.session_id, GHOST_SESSION
+    )
+    cursor = (await w.a.get(f"/v1/sessions/{w.session_id}/messages", params={"limit": 1})).json()[
+        "next_cursor"
+    ]
+    real = await w.b.get(f"/v1/sessions/{w.session_id}/messages", params={"cursor": cursor})
+    assert real.status_code == 404
+    # A's cursor in B's own session pages B's messages only.
+    r = await w.b.get(f"/v1/sessions/{w.b_session_id}/messages", params={"cursor": cursor, "order": "asc"})
+    assert all("A's" not in m["content"] for m in r.json().get("items", []))
+
+
+def message_paths(w: World) -> list[tuple[str, str, str, str]]:
+    """(real path, ghost path, real id, ghost id): A's message via A's session and via B's own session."""
+    ghost_mid = str(uuid.uuid4())
+    return [
+        (
+            f"/v1/sessions/{w.session_id}/messages/{w.message_id}",
+            f"/v1/sessions/{GHOST_SESSION}/messages/{w.message_id}",
+            w.session_id,
+            GHOST_SESSION,
+        ),
+        (
+            f"/v1/sessions/{w.b_session_id}/messages/{w.message_id}",
+            f"/v1/sessions/{w.b_session_id}/messages/{ghost_mid}",
+            w.message_id,
+            ghost_mid,
+        ),
+    ]
+
+
+async def get_message(w: World) -> None:
+    for real, ghost, rid, gid in message_paths(w):
+        await assert_hidden(await w.b.get(real), await w.b.get(ghost), rid, gid)
+
+
+async def patch_message(w: World) -> None:
+    body = {"content": "B was here", "metadata": {"o": "B"}}
+    for real, ghost, rid, gid in message_paths(w):
+        await assert_hidden(await w.b.patch(real, json=body), await w.b.patch(ghost, json=body), rid, gid)
+
+
+async def delete_message(w: World) -> None:
+    for real, ghost, rid, gid in message_paths(w):
+        await assert_hidden(await w.b.delete(real), await w.b.delete(ghost), rid, gid)
+
+
+async def search(w: World) -> None:
+    for mode in ("hybrid", "semantic", "keyword"):
+        for scope in (
+            {},
+            {"user_id": w.user_id},
+            {"session_id": w.session_id},
+            {"filters": {"session_ids": [w.session_id]}},
+        ):
+            body = {"query": "A's secret", "mode": mode, "limit": 100, "wait_for_indexing_ms": 5000, **scope}
+            r = await w.b.post("/v1/search", json=body)
+            assert r.status_code == 200, r.text
+            assert all(h["session_id"] == w.b_session_id for h in r.json()["results"])
+            assert "A's" not in r.text
+
+
+async def indexing_status(w: World) -> None:
+    real = await w.b.get("/v1/indexing", params={"session_id": w.session_id})
+    ghost = await w.b.get("/v1/indexing", params={"session_id": GHOST_SESSION})
+    await assert_hidden(real, ghost, w.session_id, GHOST_SESSION)
+    real = await w.b.get("/v1/indexing", params={"user_id": w.user_id})
+    ghost = await w.b.get("/v1/indexing", params={"user_id": GHOST_USER})
+    await assert_hidden(real, ghost, w.user_id, GHOST_USER)
+    mine = (await w.b.get("/v1/indexing")).json()
+    assert mine["pending"] + mine["failed"] <= 1  # B's one message, never A's two
+
+
+async def list_failed(w: World) -> None:
+    for params in ({}, {"user_id": w.user_id}, {"session_id": w.session_id}):
+        r = await w.b.get("/v1/indexing/failed", params=params)
+        assert r.status_code == 200
+        assert r.json()["items"] == []
+
+
+async def retry_failed(w: World) -> None:
+    for body in ({}, {"user_id": w.user_id}, {"session_id": w.session_id}, {"message_ids": [w.message_id]}):
+        r = await w.b.post("/v1/indexing/retry", json=body)
+        assert r.status_code == 200
+        assert r.json() == {"retried": 0}
+
+
+Case = Callable[[World], Awaitable[None]]
+CASES: dict[tuple[str, str], Case] = {
+    ("GET", "/v1/users"): list_users,
+    ("PUT", "/v1/users/{user_id}"): put_user,
+    ("GET", "/v1/users/{user_id}"): get_user,
+    ("DELETE", "/v1/users/{user_id}"): delete_user,
+    ("POST", "/v1/sessions"): create_session,
+    ("GET", "/v1/sessions"): list_sessions,
+    ("GET", "/v1/sessions/{session_id}"): get_session,
+    ("PATCH", "/v1/sessions/{session_id}"): patch_session,
+    ("DELETE", "/v1/sessions/{session_id}"): delete_session,
+    ("POST", "/v1/sessions/{session_id}/messages"): append_messages,
+    ("GET", "/v1/sessions/{session_id}/messages"): list_messages,
+    ("GET", "/v1/sessions/{session_id}/messages/{message_id}"): get_message,
+    ("PATCH", "/v1/sessions/{session_id}/messages/{message_id}"): patch_message,
+    ("DELETE", "/v1/sessions/{session_id}/messages/{message_id}"): delete_message,
+    ("POST", "/v1/search"): search,
+    ("GET", "/v1/indexing"): indexing_status,
+    ("GET", "/v1/indexing/failed"): list_failed,
+    ("POST", "/v1/indexing/retry"): retry_failed,
+}
+
+
+# --- the spec and the table agree -----------------------------------------------------------------
+
+
+def spec_operations(database_url: str) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    """(METHOD, path, operation, spec) for every operation the app serves."""
+    spec = create_app(make_settings(database_url)).openapi()
+    return [
+        (method.upper(), path, op, spec)
+        for path, item in spec["paths"].items()
+        for method, op in item.items()
+        if method in METHODS
+    ]
+
+
+def tenant_operations(database_url: str) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    return [
+        o
+        for o in spec_operations(database_url)
+        if o[1].startswith("/v1/") and not o[1].startswith("/v1/admin")
+    ]
+
+
+def admin_operations(database_url: str) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    return [o for o in spec_operations(database_url) if o[1].startswith("/v1/admin/")]
+
+
+def test_every_v1_operation_has_an_isolation_case(database_url: str) -> None:
+    served = {(m, p) for m, p, _, _ in tenant_operations(database_url)}
+    missing = served - set(CASES)
+    assert not missing, f"operations without a tenant-isolation case: {sorted(missing)}"
+    stale = set(CASES) - served
+    assert not stale, f"cases for operations the app no longer serves: {sorted(stale)}"
+    assert len(served) >= 14
+
+
+@pytest.mark.parametrize("operation", sorted(CASES), ids=lambda op: f"{op[0]} {op[1]}")
+async def test_tenant_cannot_reach_another_tenants_data(
+    api: httpx.AsyncClient, other_api: httpx.AsyncClient, operation: tuple[str, str]
+) -> None:
+    world = await build_world(api, other_api)
+    before = await snapshot(world)
+    await CASES[operation](world)
+    assert await snapshot(world) == before, "tenant A's data changed"
+
+
+# --- credentials ----------------------------------------------------------------------------------
+
+
+def concrete(path: str) -> str:
+    fill = {
+        "user_id": "u-1",
+        "session_id": "s-1",
+        "message_id": str(uuid.uuid4()),
+        "key_id": str(uuid.uuid4()),
+    }
+    for name, value in fill.items():
+        path = path.replace("{" + name + "}", value)
+    assert "{" not in path, f"no sample value for a parameter of {path}"
+    return path
+
+
+def example_body(op: dict[str, Any], spec: dict[str, Any]) -> Any:
+    """The operation's documented request example: a valid body, so only the credential is wrong."""
+    schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+    if schema is None:
+        return None
+    name = schema["$ref"].rsplit("/", 1)[1]
+    return spec["components"]["schemas"][name]["examples"][0]
+
+
+async def call(
+    client: httpx.AsyncClient, method: str, path: str, op: dict[str, Any], spec: dict[str, Any]
+) -> httpx.Response:
+    body = example_body(op, spec)
+    if body is None:
+        return await client.request(method, concrete(path))
+    return await client.request(method, concrete(path), json=body)
+
+
+def assert_401(r: httpx.Response) -> None:
+    assert r.status_code == 401, r.text
+    assert r.headers["content-type"] == PROBLEM
+    assert r.json()["type"] == "urn:engram:problem:unauthorized"
+    assert r.headers["www-authenticate"].lower().startswith("bearer")
+
+
+async def test_every_v1_operation_refuses_a_missing_or_wrong_credential(
+    app: FastAPI, database_url: str
+) -> None:
+    ops = tenant_operations(database_url)
+    bad_headers: list[dict[str, str]] = [
+        {},
+        {"Authorization": "Bearer "},
+        {"Authorization": "Basic dXNlcjpwYXNz"},
+        {"Authorization": "Bearer egm_not-a-real-key"},
+        {"Authorization": f"Bearer {ADMIN_TOKEN}"},  # the admin token is no tenant key
+    ]
+    for headers in bad_headers:
+        async with client_for(app, headers) as c:
+            for method, path, op, spec in ops:
+                r = await call(c, method, path, op, spec)
+                assert_401(r)
+
+
+async def test_a_revoked_key_stops_working_on_every_operation(
+    app: FastAPI, admin: httpx.AsyncClient, database_url: str
+) -> None:
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    created = (await admin.post("/v1/admin/keys", json={"tenant_id": tenant})).json()
+    async with client_for(app, {"Authorization": f"Bearer {created['key']}"}) as c:
+        assert (await c.get("/v1/users")).status_code == 200  # the key is now cached
+        assert (await admin.delete(f"/v1/admin/keys/{created['key_id']}")).status_code == 204
+        for method, path, op, spec in tenant_operations(database_url):
+            assert_401(await call(c, method, path, op, spec))
+
+
+async def test_tenant_keys_are_refused_by_admin_operations(
+    app: FastAPI, api: httpx.AsyncClient, admin: httpx.AsyncClient, database_url: str
+) -> None:
+    ops = admin_operations(database_url)
+    assert {m for m, _, _, _ in ops} >= {"GET", "POST", "DELETE"}
+    for method, path, op, spec in ops:
+        r = await call(api, method, path, op, spec)
+        assert r.status_code == 403, r.text
+        assert r.headers["content-type"] == PROBLEM
+        assert r.json()["type"] == "urn:engram:problem:forbidden"
+    async with client_for(app) as anonymous:
+        for method, path, op, spec in ops:
+            assert_401(await call(anonymous, method, path, op, spec))
+    # The refused POST created nothing.
+    acme = (await admin.get("/v1/admin/keys", params={"tenant_id": "acme"})).json()["items"]
+    assert acme == []
+
+
+async def test_keys_of_one_tenant_share_its_data(app: FastAPI, admin: httpx.AsyncClient) -> None:
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    k1 = (await admin.post("/v1/admin/keys", json={"tenant_id": tenant, "name": "one"})).json()["key"]
+    k2 = (await admin.post("/v1/admin/keys", json={"tenant_id": tenant, "name": "two"})).json()["key"]
+    async with (
+        client_for(app, {"Authorization": f"Bearer {k1}"}) as one,
+        client_for(app, {"Authorization": f"Bearer {k2}"}) as two,
+        await new_tenant_client(app, admin) as stranger,
+    ):
+        assert (await one.put("/v1/users/shared", json={"metadata": {"by": "one"}})).status_code == 201
+        assert (await two.get("/v1/users/shared")).json()["metadata"] == {"by": "one"}
+        assert (await stranger.get("/v1/users/shared")).status_code == 404

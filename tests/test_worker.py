@@ -1,0 +1,321 @@
+"""The worker: derived work recorded with the write, never lost, never done twice."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+from asgi_lifespan import LifespanManager
+
+from app.ai.embedder import Embedder, EmbedderUnavailable, Vectors
+from app.ai.local_embedder import LocalEmbedder
+from app.config import Settings
+from app.db.embedded import EmbeddedPostgres
+from app.indexing.tasks import RetryPolicy, embed_pending
+from app.main import create_app
+from tests.conftest import client_for, make_settings
+from tests.dbutil import create_database, engine_for, fetch
+
+ENGRAM = str(Path(sys.executable).with_name("engram"))
+WORDS = [
+    "coffee",
+    "lisbon",
+    "marathon",
+    "sister",
+    "dentist",
+    "guitar",
+    "python",
+    "garden",
+    "invoice",
+    "birthday",
+    "train",
+    "museum",
+    "recipe",
+    "mortgage",
+    "violin",
+    "hiking",
+    "kitten",
+    "airport",
+    "novel",
+    "tennis",
+]
+
+
+def _texts(n: int, seed: int = 0) -> list[str]:
+    rng = np.random.default_rng(seed)
+    return [f"message {i}: " + " ".join(rng.choice(WORDS, size=int(rng.integers(5, 40)))) for i in range(n)]
+
+
+async def _seed(url: str, n: int, *, session: str = "s1", seed: int = 0) -> list[str]:
+    """Append n messages through the API of an app that runs no worker."""
+    app = create_app(make_settings(url, auth="off", run_worker=False, redis_url=None))
+    texts = _texts(n, seed)
+    async with LifespanManager(app) as m, client_for(m.app) as c:  # type: ignore[arg-type]
+        r = await c.post("/v1/sessions", json={"user_id": "u1", "session_id": session})
+        assert r.status_code in (201, 409), r.text
+        for start in range(0, n, 500):
+            batch = [{"role": "user", "content": t} for t in texts[start : start + 500]]
+            r = await c.post(f"/v1/sessions/{session}/messages", json={"messages": batch})
+            assert r.status_code == 201, r.text
+    return texts
+
+
+def _worker(url: str, **env: str) -> subprocess.Popen[bytes]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    full.update(
+        ENGRAM_DATABASE_URL=url,
+        ENGRAM_LOG_LEVEL="warning",
+        ENGRAM_DATA_DIR=str(Path.cwd() / ".engram"),  # shares the exported model cache
+        **env,
+    )
+    return subprocess.Popen([ENGRAM, "worker"], env=full, stderr=subprocess.PIPE)
+
+
+async def _wait_until(predicate_sql: str, url: str, within: float = 120) -> None:
+    engine = engine_for(url)
+    try:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if (await fetch(engine, predicate_sql))[0][0]:
+                return
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"timed out waiting for: {predicate_sql}")
+    finally:
+        await engine.dispose()
+
+
+async def _assert_each_embedded_once(url: str, texts: list[str]) -> None:
+    engine = engine_for(url)
+    rows = await fetch(
+        engine,
+        "SELECT content, embed_status, embed_attempts, CAST(embedding AS text) FROM messages ORDER BY seq",
+    )
+    await engine.dispose()
+    assert [r[0] for r in rows] == texts
+    assert {r[1] for r in rows} == {"done"}
+    assert {r[2] for r in rows} == {1}, "a message was embedded more than once (or retried)"
+    # Row by row, the stored vector is the model's vector for that row's content (int8 inference
+    # varies a little with the batch a text shares, so: nearest to its own text, and close).
+    local = LocalEmbedder(Settings())
+    expected = await local.embed(texts)
+    stored = np.array([np.fromstring(r[3].strip("[]"), sep=",") for r in rows], dtype=np.float32)
+    sims = stored @ expected.T
+    assert (np.argmax(sims, axis=1) == np.arange(len(texts))).all()
+    assert np.min(np.diag(sims)) > 0.95
+
+
+@pytest.fixture
+async def own_db(pg: EmbeddedPostgres) -> str:
+    return await create_database(pg)
+
+
+async def test_a_message_becomes_searchable_with_no_call_but_the_post(api: httpx.AsyncClient) -> None:
+    await api.post("/v1/sessions", json={"user_id": "u", "session_id": "s"})
+    r = await api.post(
+        "/v1/sessions/s/messages",
+        json={"messages": [{"role": "user", "content": "My violin lesson moved to Thursdays."}]},
+    )
+    assert r.status_code == 201
+    r = await api.post(
+        "/v1/search",
+        json={"query": "when is the music class", "mode": "semantic", "wait_for_indexing_ms": 10000},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["indexing"] == {"pending": 0, "complete": True}
+    assert body["results"][0]["content"] == "My violin lesson moved to Thursdays."
+
+
+@pytest.mark.slow
+async def test_sigkill_mid_batch_loses_nothing_and_embeds_each_message_once(own_db: str) -> None:
+    texts = await _seed(own_db, 3000)
+    first = _worker(own_db, ENGRAM_WORKER_BATCH_SIZE="256")
+    try:
+        await _wait_until("SELECT count(*) FILTER (WHERE embed_status = 'done') > 300 FROM messages", own_db)
+        first.send_signal(signal.SIGKILL)  # mid-batch: a claimed batch is in the model right now
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    engine = engine_for(own_db)
+    done = (await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'done'"))[0][0]
+    await engine.dispose()
+    assert 0 < done < len(texts), "the kill should land mid-way"
+    second = _worker(own_db)
+    try:
+        await _wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(timeout=30) == 0
+    await _assert_each_embedded_once(own_db, texts)
+
+
+@pytest.mark.slow
+async def test_two_workers_never_process_the_same_item(own_db: str) -> None:
+    texts = await _seed(own_db, 2000, seed=1)
+    workers = [_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="64") for _ in range(2)]
+    try:
+        await _wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
+    finally:
+        for w in workers:
+            w.send_signal(signal.SIGTERM)
+        assert [w.wait(timeout=30) for w in workers] == [0, 0]
+    await _assert_each_embedded_once(own_db, texts)
+
+
+class _Scripted:
+    """The real model behind a script of failures."""
+
+    def __init__(self, real: Embedder, *, outages: int = 0, poison: str | None = None) -> None:
+        self.real = real
+        self.name, self.dim = "scripted", real.dim
+        self.outages = outages
+        self.poison = poison
+        self.calls = 0
+
+    async def start(self) -> None:
+        await self.real.start()
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        if self.outages > 0:
+            self.outages -= 1
+            raise EmbedderUnavailable("503 from the model server")
+        if self.poison and any(self.poison in t for t in texts):
+            raise ValueError("the model rejects this input")
+        return await self.real.embed(texts)
+
+    async def aclose(self) -> None:
+        pass
+
+
+POLICY = RetryPolicy(max_attempts=3, backoff_seconds=0.05, backoff_max_seconds=0.2)
+
+
+async def _drain(url: str, embedder: Embedder, *, batch: int = 64, seconds: float = 20) -> None:
+    engine = engine_for(url)
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            await embed_pending(engine, embedder=embedder, batch_size=batch, policy=POLICY)
+            left = await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'pending'")
+            if left[0][0] == 0:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("queue did not drain")
+    finally:
+        await engine.dispose()
+
+
+async def test_an_outage_is_retried_with_backoff_then_done(own_db: str) -> None:
+    texts = await _seed(own_db, 10, seed=2)
+    flaky = _Scripted(LocalEmbedder(Settings()), outages=2)
+    await _drain(own_db, flaky)
+    engine = engine_for(own_db)
+    rows = await fetch(engine, "SELECT embed_status, embed_attempts, embed_error FROM messages")
+    await engine.dispose()
+    assert len(rows) == len(texts)
+    assert {(r[0], r[1], r[2]) for r in rows} == {("done", 3, None)}
+    assert flaky.calls == 3
+
+
+async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(own_db: str) -> None:
+    await _seed(own_db, 20, seed=3)
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        from sqlalchemy import text
+
+        await conn.execute(text("UPDATE messages SET content = 'POISON pill' WHERE seq = 7"))
+    await engine.dispose()
+    await _drain(own_db, _Scripted(LocalEmbedder(Settings()), poison="POISON"))
+
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with LifespanManager(app) as m, client_for(m.app) as c:  # type: ignore[arg-type]
+        status = (await c.get("/v1/indexing", params={"session_id": "s1"})).json()
+        assert status["failed"] == 1 and status["pending"] == 0
+        assert status["indexed_seq"] == 6 and status["last_seq"] == 20
+        failed = (await c.get("/v1/indexing/failed")).json()["items"]
+        assert [(f["seq"], f["attempts"]) for f in failed] == [(7, POLICY.max_attempts)]
+        assert "rejects this input" in failed[0]["error"]
+        r = await c.post("/v1/indexing/retry", json={"session_id": "s1"})
+        assert r.json() == {"retried": 1}
+        assert (await c.get("/v1/indexing", params={"session_id": "s1"})).json()["pending"] == 1
+    await _drain(own_db, LocalEmbedder(Settings()))
+    engine = engine_for(own_db)
+    rows = await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'done'")
+    await engine.dispose()
+    assert rows[0][0] == 20
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> AsyncIterator[tuple[int, subprocess.Popen[bytes]]]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    time.sleep(0.3)
+    yield port, proc  # type: ignore[misc]
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.slow
+async def test_workers_keep_going_when_redis_stops(
+    own_db: str, own_redis: tuple[int, subprocess.Popen[bytes]]
+) -> None:
+    port, redis_proc = own_redis
+    worker = _worker(own_db, ENGRAM_REDIS_URL=f"redis://127.0.0.1:{port}/0")
+    try:
+        await _seed(own_db, 50, seed=4)
+        await _wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db, within=60)
+        redis_proc.kill()
+        redis_proc.wait()
+        await _seed(own_db, 50, seed=5, session="s2")
+        await _wait_until(
+            "SELECT count(*) = 100 AND bool_and(embed_status = 'done') FROM messages", own_db, within=60
+        )
+        assert worker.poll() is None, "the worker died with Redis"
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0
+
+
+async def test_expired_idempotency_keys_are_swept(own_db: str) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import text
+
+    from app.messages.tasks import sweep_idempotency_keys
+
+    await _seed(own_db, 1, seed=6)
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO idempotency_keys (tenant_id, session_id, key, request_hash, created_at) "
+                "SELECT 'default', 's1', 'k' || g, 'h', now() - make_interval(hours => g) "
+                "FROM generate_series(0, 47) g"
+            )
+        )
+    assert await sweep_idempotency_keys(engine, ttl=timedelta(hours=24)) == 24  # hours 24..47
+    left = await fetch(engine, "SELECT count(*) FROM idempotency_keys")
+    await engine.dispose()
+    assert left[0][0] == 24
