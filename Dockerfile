@@ -16,7 +16,10 @@ WORKDIR /app
 # Dependencies change less often than the code: build metadata first, then the package.
 COPY pyproject.toml README.md ./
 COPY app ./app
-RUN pip install --no-cache-dir .
+# The CPU build of PyTorch (only used once, to export the local model to ONNX): PyPI's default
+# wheel is a multi-GB CUDA build.
+RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
+    && pip install --no-cache-dir .
 
 # --- runtime -------------------------------------------------------------------------------------
 FROM python:3.11-slim AS runtime

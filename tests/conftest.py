@@ -18,13 +18,22 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
+from app.ai.local_embedder import LocalEmbedder
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.migrate import upgrade
 from app.main import create_app
 
 ADMIN_TOKEN = "test-admin-token"
+# App start-up loads the local model; the first run on a machine also exports it to ONNX.
+STARTUP = 180.0
 REDIS_URL = os.environ.get("ENGRAM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def local_model() -> None:
+    """Export (first run) and load the local model once, before any app starts."""
+    LocalEmbedder(Settings()).load()
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +66,7 @@ def make_settings(database_url: str, **overrides: object) -> Settings:
 @pytest.fixture(scope="session")
 async def app(database_url: str) -> AsyncIterator[FastAPI]:
     application = create_app(make_settings(database_url))
-    async with LifespanManager(application) as manager:
+    async with LifespanManager(application, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app  # type: ignore[misc]
 
 

@@ -18,7 +18,7 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.main import create_app
-from tests.conftest import ADMIN_TOKEN, client_for, make_settings, new_tenant_client
+from tests.conftest import ADMIN_TOKEN, STARTUP, client_for, make_settings, new_tenant_client
 
 PROBLEM = "application/problem+json"
 SMALL = {
@@ -83,7 +83,7 @@ class Target:
 @pytest.fixture(scope="module")
 async def small_app(database_url: str) -> AsyncIterator[FastAPI]:
     app = create_app(make_settings(database_url, **SMALL))
-    async with LifespanManager(app) as manager:
+    async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app  # type: ignore[misc]
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import text
 
 from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
-from tests.conftest import client_for, make_settings
+from tests.conftest import STARTUP, client_for, make_settings
 from tests.dbutil import create_database, engine_for
 
 WAIT = 10_000
@@ -277,7 +277,10 @@ async def big_api(request: pytest.FixtureRequest, big_db: str) -> AsyncIterator[
     # "hnsw": no scope counts as small, so every search takes the approximate index path.
     extra = {"search_exact_max_rows": 0} if request.param == "hnsw" else {}
     app = create_app(make_settings(big_db, auth="off", run_worker=False, redis_url=None, **extra))
-    async with LifespanManager(app) as m, client_for(m.app) as c:  # type: ignore[arg-type]
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
         yield c
 
 

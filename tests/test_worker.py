@@ -23,7 +23,7 @@ from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
 from app.indexing.tasks import RetryPolicy, embed_pending
 from app.main import create_app
-from tests.conftest import client_for, make_settings
+from tests.conftest import STARTUP, client_for, make_settings
 from tests.dbutil import create_database, engine_for, fetch
 
 ENGRAM = str(Path(sys.executable).with_name("engram"))
@@ -60,7 +60,10 @@ async def _seed(url: str, n: int, *, session: str = "s1", seed: int = 0) -> list
     """Append n messages through the API of an app that runs no worker."""
     app = create_app(make_settings(url, auth="off", run_worker=False, redis_url=None))
     texts = _texts(n, seed)
-    async with LifespanManager(app) as m, client_for(m.app) as c:  # type: ignore[arg-type]
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
         r = await c.post("/v1/sessions", json={"user_id": "u1", "session_id": session})
         assert r.status_code in (201, 409), r.text
         for start in range(0, n, 500):
@@ -240,7 +243,10 @@ async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(own_db: st
     await _drain(own_db, _Scripted(LocalEmbedder(Settings()), poison="POISON"))
 
     app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
-    async with LifespanManager(app) as m, client_for(m.app) as c:  # type: ignore[arg-type]
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
         status = (await c.get("/v1/indexing", params={"session_id": "s1"})).json()
         assert status["failed"] == 1 and status["pending"] == 0
         assert status["indexed_seq"] == 6 and status["last_seq"] == 20
