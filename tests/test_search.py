@@ -195,6 +195,59 @@ async def test_recency_weight_favours_newer(api: httpx.AsyncClient) -> None:
     assert out["results"][0]["scores"]["recency"] > out["results"][1]["scores"]["recency"]
 
 
+async def test_hybrid_reads_the_conversation_around_a_turn(api: httpx.AsyncClient) -> None:
+    # A terse answer is found through the assistant's question before it, a reply through the user
+    # turn it answers (for a question about what "you" said), a named speaker's turn by the name.
+    await _session(
+        api,
+        "u",
+        "s1",
+        [
+            {"role": "user", "content": "We adopted a beagle from the rescue today."},
+            {"role": "assistant", "content": "Congratulations! What did you name her?"},
+            {"role": "user", "content": "Biscuit. The kids voted."},
+            {"role": "assistant", "content": "Lovely. Enjoy the first weeks together."},
+            {"role": "user", "content": "Our flat barely gets any sunlight. Which houseplant would survive?"},
+            {"role": "assistant", "content": "Go with a snake plant: it copes with almost no light."},
+            {"role": "user", "content": "My neighbour's dog barks all night, any advice?"},
+            {"role": "assistant", "content": "Earplugs, and a friendly chat with the neighbour."},
+        ],
+    )
+    await _session(
+        api,
+        "u",
+        "s2",
+        [
+            {"role": "user", "name": "Ada", "content": "We're planning the dinner menu for Saturday."},
+            {"role": "assistant", "content": "Happy to help. Any dietary needs?"},
+            {"role": "user", "name": "Marco", "content": "Jumping in: I can't eat sesame, I react badly."},
+            {"role": "user", "name": "Ada", "content": "And I'm not a fan of mushrooms."},
+        ],
+    )
+
+    async def top(query: str, mode: str = "hybrid") -> list[str]:
+        return _contents(await _search(api, query=query, user_id="u", mode=mode, limit=3))
+
+    assert "Biscuit. The kids voted." in await top("What is my dog called?")
+    assert (await top("Which plant did you recommend for our dark flat?"))[0] == (
+        "Go with a snake plant: it copes with almost no light."
+    )
+    assert (await top("What food can't Marco have?"))[0] == "Jumping in: I can't eat sesame, I react badly."
+    out = await _search(api, query="What is my dog called?", user_id="u", mode="hybrid")
+    assert all(0 <= h["score"] <= 1 and h["scores"]["semantic"] is not None for h in out["results"])
+
+
+def test_queries_about_what_the_assistant_said() -> None:
+    from app.search.ranking import about_assistant, mentions
+
+    assert about_assistant("Which book did you recommend?") and about_assistant("What was your advice?")
+    assert about_assistant("You told me to read what?")
+    assert not about_assistant("What did I tell you about my allergy?")
+    assert not about_assistant("Where do I live?")
+    assert mentions({"what", "can", "t", "marco", "eat"}, "Marco") and not mentions({"marco"}, "Mary Ann")
+    assert not mentions({"marco"}, None)
+
+
 @pytest.mark.parametrize(
     ("body", "status"),
     [

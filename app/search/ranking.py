@@ -1,8 +1,10 @@
-"""Turning candidate lists into one ranking: fusion, recency, MMR. Pure functions, no I/O."""
+"""Turning candidate lists into one ranking: fusion, conversation context, recency, MMR. Pure functions,
+no I/O."""
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -25,7 +27,9 @@ class Candidate:
 def merge(
     semantic: list[dict[str, Any]], keyword: list[dict[str, Any]]
 ) -> tuple[dict[Any, Candidate], list[Any], list[Any]]:
-    """One Candidate per message; returns them with the two rankings as lists of ids."""
+    """One Candidate per message; returns them with the two rankings as lists of ids.
+
+    Keyword rows may carry their cosine too (hybrid reads it), so every candidate has both parts."""
     cands: dict[Any, Candidate] = {}
     for row in semantic:
         c = cands.setdefault(row["message_id"], Candidate(row=row))
@@ -33,7 +37,113 @@ def merge(
     for row in keyword:
         c = cands.setdefault(row["message_id"], Candidate(row=row))
         c.keyword = float(row["keyword"])
+        if c.semantic is None and row.get("semantic") is not None:
+            c.semantic = float(row["semantic"])
     return cands, [r["message_id"] for r in semantic], [r["message_id"] for r in keyword]
+
+
+# --- hybrid: weighted fusion with the conversation around each turn ------------------------------
+
+# A query about what the assistant said: "what did you recommend", "you told me", "your suggestion".
+# ("What did I tell you ..." is about the user: `you` is the object there, not the subject.)
+_ADDRESSED = re.compile(
+    r"\b(?:did|do|does|would|could|will|can|have|had)\s+you\b"
+    r"|\byou\s+(?:\w+ed|said|told|gave|thought|think|suggest|recommend|propose|meant|mean|say|tell|pick"
+    r"|chose|choose)\b"
+    r"|\byour\s+(?:suggestion|recommendation|advice|idea|pick|tip|answer)s?\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def about_assistant(query: str) -> bool:
+    """Whether the query asks what the assistant said (rather than what the user said or did)."""
+    return _ADDRESSED.search(query) is not None
+
+
+def mentions(words: set[str], name: str | None) -> bool:
+    """Whether a speaker name occurs in the query, as whole words (any case)."""
+    parts = _WORD.findall(name.lower()) if name else []
+    return bool(parts) and all(p in words for p in parts)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Hybrid weights; all but `keyword` are bonuses or shares of a neighbour's relevance."""
+
+    keyword: float = 0.1
+    role: float = 0.05
+    speaker: float = 0.15
+    reply: float = 0.5
+    answer: float = 0.15
+
+    @property
+    def ceiling(self) -> float:
+        """The highest raw score possible, so that fused stays within 0..1."""
+        return 1 + self.keyword + self.role + self.speaker + max(self.reply, 2 * self.answer)
+
+
+def relevance(c: Candidate, keyword_weight: float) -> float:
+    """A turn's own relevance: its cosine plus the weighted keyword score (both 0..1)."""
+    return max(c.semantic or 0.0, 0.0) + keyword_weight * (c.keyword or 0.0)
+
+
+def in_context(cands: dict[Any, Candidate], neighbours: list[dict[str, Any]], query: str, w: Weights) -> None:
+    """Set each candidate's `fused` from its own relevance and the conversation around it.
+
+    - An assistant reply answers the turn before it: for a query about what the assistant said,
+      the reply inherits `reply` x that turn's relevance (the question holds the topic, the reply
+      often only the answer: "Go with the snake plant").
+    - A user turn answering an assistant question ("What did you name her?" - "Biscuit!") inherits
+      `answer` x the relevance of the question and of the turn before it.
+    - Turns of the role the query is about (assistant when it asks what "you" said, else the user)
+      get `role`; turns whose speaker `name` the query mentions get `speaker`.
+
+    `neighbours` are rows around the best candidates (with their cosine as `semantic`) that lend
+    context; those not among the candidates count with their cosine alone.
+    """
+    own: dict[tuple[str, int], float] = {}
+    turns: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in neighbours:
+        key = (row["session_id"], row["seq"])
+        own[key] = max(float(row["semantic"] or 0.0), 0.0)
+        turns[key] = row
+    for c in cands.values():
+        key = (c.row["session_id"], c.row["seq"])
+        own[key] = relevance(c, w.keyword)
+        turns[key] = c.row
+    assistant = about_assistant(query)
+    words = set(_WORD.findall(query.lower()))
+    for c in cands.values():
+        sid, seq, role = c.row["session_id"], c.row["seq"], c.row["role"]
+        score = own[(sid, seq)]
+        prev = turns.get((sid, seq - 1))
+        if role == "assistant" and assistant:
+            score += w.reply * own.get((sid, seq - 1), 0.0)
+        elif role == "user" and _is_question(prev):
+            score += w.answer * (own[(sid, seq - 1)] + own.get((sid, seq - 2), 0.0))
+        if role == ("assistant" if assistant else "user"):
+            score += w.role
+        if mentions(words, c.row["name"]):
+            score += w.speaker
+        c.fused = min(score / w.ceiling, 1.0)
+
+
+def _is_question(row: dict[str, Any] | None) -> bool:
+    return row is not None and row["role"] == "assistant" and row["content"].rstrip().endswith("?")
+
+
+def context_window(cands: list[Candidate], radius: int = 2) -> tuple[list[str], list[int]]:
+    """(session ids, seqs) of the turns within `radius` of each candidate, the candidates excluded."""
+    have = {(c.row["session_id"], c.row["seq"]) for c in cands}
+    want: dict[tuple[str, int], None] = {}
+    for c in cands:
+        sid, seq = c.row["session_id"], c.row["seq"]
+        for d in range(-radius, radius + 1):
+            key = (sid, seq + d)
+            if d and seq + d > 0 and key not in have:
+                want[key] = None
+    return [k[0] for k in want], [k[1] for k in want]
 
 
 def rrf(rankings: list[tuple[list[Any], float]], k: int) -> dict[Any, float]:

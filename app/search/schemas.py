@@ -113,7 +113,10 @@ class SearchRequest(BaseModel):
 class ScoreParts(BaseModel):
     semantic: float | None = Field(None, description="Cosine similarity to the query (-1..1).")
     keyword: float | None = Field(None, description="Full-text rank, normalised to 0..1.")
-    fused: float = Field(description="The mode's relevance, 0..1 (hybrid: normalised RRF).")
+    fused: float = Field(
+        description="The mode's relevance, 0..1 (hybrid: cosine + weighted keyword and conversation "
+        "context, or normalised RRF with ENGRAM_SEARCH_FUSION=rrf)."
+    )
     recency: float | None = Field(None, description="0..1, halves every half_life_hours.")
 
 

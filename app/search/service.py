@@ -27,6 +27,7 @@ from app.search.schemas import (
 )
 
 WAIT_STEP = 0.05
+IDF_SCOPE_CAP = 10_000  # scope size and document frequencies are counted no further (IDF saturates)
 
 
 async def search(
@@ -46,12 +47,18 @@ async def search(
     if req.mode in (Mode.semantic, Mode.hybrid):
         query_vec = (await embedder.embed([req.query]))[0]
         semantic_rows = await _semantic(conn, scope, query_vec, n, with_vectors, settings)
+    weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
     if req.mode in (Mode.keyword, Mode.hybrid):
-        keyword_rows = await _rows(
-            conn, q.keyword_query(scope, with_vectors), {**scope.params, "qt": req.query, "n": n}
-        )
+        params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
+        if weighted:
+            params["q"] = vector_literal(query_vec)
+        keyword_rows = await _rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
-    _score(cands, req, sem_ids, kw_ids, settings.search_rrf_k)
+    if weighted:
+        weights = _weights(settings)
+        neighbours = await _neighbours(conn, scope, cands, query_vec, weights, with_vectors, settings)
+        ranking.in_context(cands, neighbours, req.query, weights)
+    _score(cands, req, sem_ids, kw_ids, settings.search_rrf_k, fused=weighted)
     ordered = sorted(cands.values(), key=lambda c: c.score, reverse=True)
     if req.min_score is not None:
         ordered = [c for c in ordered if c.score >= req.min_score]
@@ -67,15 +74,56 @@ async def search(
     )
 
 
+def _weights(settings: Settings) -> ranking.Weights:
+    return ranking.Weights(
+        keyword=settings.search_keyword_weight,
+        role=settings.search_role_weight,
+        speaker=settings.search_speaker_weight,
+        reply=settings.search_reply_context,
+        answer=settings.search_answer_context,
+    )
+
+
+async def _neighbours(
+    conn: AsyncConnection,
+    scope: q.Scope,
+    cands: dict[Any, ranking.Candidate],
+    query_vec: Any,
+    weights: ranking.Weights,
+    with_vectors: bool,
+    settings: Settings,
+) -> list[dict[str, Any]]:
+    """The turns around the best candidates: those passing the filters join the candidates (an
+    answer may only be found through its question), the others only lend context."""
+    best = sorted(cands.values(), key=lambda c: ranking.relevance(c, weights.keyword), reverse=True)
+    sids, seqs = ranking.context_window(best[: settings.search_context_candidates])
+    if not sids:
+        return []
+    params = {**scope.params, "q": vector_literal(query_vec), "nsids": sids, "nseqs": seqs}
+    rows = await _rows(conn, q.neighbours_query(scope, with_vectors), params)
+    for row in rows:
+        if row["eligible"] and row["semantic"] is not None and row["message_id"] not in cands:
+            cands[row["message_id"]] = ranking.Candidate(row=row, semantic=float(row["semantic"]))
+    return rows
+
+
 def _score(
-    cands: dict[Any, ranking.Candidate], req: SearchRequest, sem_ids: list[Any], kw_ids: list[Any], k: int
+    cands: dict[Any, ranking.Candidate],
+    req: SearchRequest,
+    sem_ids: list[Any],
+    kw_ids: list[Any],
+    k: int,
+    *,
+    fused: bool,
 ) -> None:
-    if req.mode is Mode.hybrid:
-        fused = ranking.rrf([(sem_ids, 1.0), (kw_ids, 1.0)], k)
+    """Each candidate's `score`; with `fused`, hybrid's `fused` parts are already set."""
+    if req.mode is Mode.hybrid and not fused:
+        rrf = ranking.rrf([(sem_ids, 1.0), (kw_ids, 1.0)], k)
     now = datetime.now(UTC)
     for key, c in cands.items():
         if req.mode is Mode.hybrid:
-            c.fused = fused.get(key, 0.0)
+            if not fused:
+                c.fused = rrf.get(key, 0.0)
         elif req.mode is Mode.semantic:
             c.fused = max(c.semantic or 0.0, 0.0)
         else:

@@ -106,16 +106,56 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     )
 
 
-def keyword_query(scope: Scope, with_vectors: bool) -> TextClause:
-    # OR of the query's lexemes (plainto_tsquery ANDs them, which misses most natural questions);
-    # ts_rank_cd with normalisation 32 gives rank / (rank + 1), in 0..1.
+# Keyword relevance: the IDF-weighted share of the query's lexemes a message contains, 0..1. Each
+# lexeme weighs ln(1 + (N - df + 0.5) / (df + 0.5)) with N the messages of the tenant/user scope and
+# df those containing it (both counted no further than :cap), so a rare word ("Lisbon") counts far
+# more than a common one ("get"). Candidates are the messages holding any lexeme (an OR query;
+# plainto_tsquery ANDs them, which misses most natural questions). Lexemes become tsqueries through
+# the tsvector text form, which quotes them exactly as tsquery input expects.
+KEYWORD_SQL = """
+WITH terms AS (
+  SELECT CAST(CAST(array_to_tsvector(ARRAY[lexeme]) AS text) AS tsquery) AS tq
+  FROM unnest(tsvector_to_array(to_tsvector('english', :qt))) AS lexeme
+), scope_size AS (
+  SELECT count(*) AS total FROM (SELECT 1 FROM messages WHERE {owner} LIMIT :cap) x
+), weighted AS MATERIALIZED (
+  SELECT t.tq, ln(1 + (s.total - d.df + 0.5) / (d.df + 0.5)) AS idf
+  FROM terms t CROSS JOIN scope_size s
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS df FROM (SELECT 1 FROM messages WHERE {owner} AND content_tsv @@ t.tq LIMIT :cap) y
+  ) d
+), q AS (
+  SELECT CAST(string_agg(CAST(tq AS text), ' | ') AS tsquery) AS query, sum(idf) AS idf FROM weighted
+), hits AS MATERIALIZED (
+  SELECT {cols}, embedding,
+    (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
+  FROM messages, q
+  WHERE {where} AND content_tsv @@ q.query
+  ORDER BY keyword DESC, seq, session_id LIMIT :n
+)
+SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
+"""
+
+
+def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False) -> TextClause:
+    """Keyword hits with their relevance; `with_semantic` adds each hit's cosine to :q (hybrid)."""
+    extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
+    if with_vectors:
+        extra += ", CAST(embedding AS text) AS vec"
+    sql = KEYWORD_SQL.format(cols=HIT_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
+    return _bind(sql, scope)
+
+
+def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
+    """The turns at (:nsids[i], :nseqs[i]) in the tenant/user scope, with their cosine to :q and
+    whether they pass the filters too (`eligible`: they may be returned, not only lend context)."""
     vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    eligible = " AND ".join(scope.filters) or "TRUE"
     return _bind(
-        f"SELECT {HIT_COLS}, ts_rank_cd(content_tsv, q, 32) AS keyword{vec} "
-        f"FROM messages, CAST(replace(CAST(plainto_tsquery('english', :qt) AS text), '&', '|') "
-        f"  AS tsquery) AS q "
-        f"WHERE {scope.where} AND content_tsv @@ q "
-        f"ORDER BY keyword DESC, seq LIMIT :n",
+        f"SELECT {HIT_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic, ({eligible}) AS eligible"
+        f"{vec} FROM messages "
+        f"WHERE {scope.owner_where} AND (session_id, seq) IN ("
+        f"  SELECT s, n FROM unnest(CAST(:nsids AS text[]), CAST(:nseqs AS bigint[])) AS w(s, n))",
         scope,
     )
 
