@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         None, description="PostgreSQL URL (with pgvector). Unset: start an embedded server."
     )
-    db_pool_size: int = Field(10, ge=1, le=500, description="Connections kept per API process.")
+    db_pool_size: int = Field(20, ge=1, le=500, description="Connections kept per API process.")
     db_max_overflow: int = Field(10, ge=0, le=500, description="Extra connections under bursts.")
     db_pool_timeout: float = Field(10.0, gt=0, description="Seconds to wait for a free connection.")
     migrate_on_start: bool = Field(True, description="Apply migrations when `engram serve` starts.")

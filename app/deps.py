@@ -1,4 +1,8 @@
-"""Annotated dependency aliases: what a route needs, named once."""
+"""Annotated dependency aliases: what a route needs, named once.
+
+All are `async def`: FastAPI runs a plain `def` dependency in a thread, a hop that cost 15 % of
+an append's CPU.
+"""
 
 from __future__ import annotations
 
@@ -16,49 +20,49 @@ from app.indexing.wake import Waker
 from app.limits import Limits
 
 
-def _limits(request: Request) -> Limits:
+async def _limits(request: Request) -> Limits:
     limits: Limits = request.state.limits
     return limits
 
 
-def _tokenizer(request: Request) -> Tokenizer:
+async def _tokenizer(request: Request) -> Tokenizer:
     tok: Tokenizer = request.state.tokenizer
     return tok
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     settings: Settings = request.state.settings
     return settings
 
 
-def _embedder(request: Request) -> Embedder:
+async def _embedder(request: Request) -> Embedder:
     embedder: Embedder = request.state.embedder
     return embedder
 
 
-def _waker(request: Request) -> Waker:
+async def _waker(request: Request) -> Waker:
     waker: Waker = request.state.waker
     return waker
 
 
-def _key_cache(request: Request) -> KeyCache:
+async def _key_cache(request: Request) -> KeyCache:
     cache: KeyCache = request.state.key_cache
     return cache
 
 
-def _user_id(
+async def _user_id(
     request: Request,
     user_id: Annotated[str, Path(description="Your id for the user.", examples=["user-42"])],
 ) -> str:
-    _limits(request).check_id(user_id, ["path", "user_id"])
+    request.state.limits.check_id(user_id, ["path", "user_id"])
     return user_id
 
 
-def _session_id(
+async def _session_id(
     request: Request,
     session_id: Annotated[str, Path(description="The session's id.", examples=["sess-2026-11-25"])],
 ) -> str:
-    _limits(request).check_id(session_id, ["path", "session_id"])
+    request.state.limits.check_id(session_id, ["path", "session_id"])
     return session_id
 
 

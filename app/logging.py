@@ -22,7 +22,12 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )
     structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        # filter_by_level first: a dropped line costs nothing further.
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,

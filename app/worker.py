@@ -26,6 +26,10 @@ from app.metrics import Metrics
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
 SWEEP_EVERY = 600.0  # seconds between housekeeping sweeps (expired idempotency keys)
+# Batches in flight per worker. Two keep the model busy: one batch writes and commits (and the
+# next is claimed) while the other is in the model. They share one model lock, so the model
+# never runs two batches at once and each batch still has the whole CPU for its model call.
+PIPELINE = 2
 
 
 class Worker:
@@ -50,37 +54,49 @@ class Worker:
             backoff_seconds=settings.worker_backoff_seconds,
             backoff_max_seconds=settings.worker_backoff_max_seconds,
         )
+        self.model_lock = asyncio.Lock()
 
     async def run(self, stop: asyncio.Event) -> None:
         listener = (
             asyncio.create_task(listen(self.redis, self.wake, stop)) if self.redis is not None else None
         )
-        last_gauges = 0.0
-        last_sweep = 0.0
-        _log.info("worker started", embedder=self.embedder.name)
+        _log.info("worker started", embedder=self.embedder.name, pipeline=PIPELINE)
+        lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(PIPELINE)]
         try:
-            while not stop.is_set():
-                busy = False
-                try:
-                    busy = await self.run_once()
-                    if time.monotonic() - last_gauges > BACKLOG_EVERY:
-                        await self.refresh_gauges()
-                        last_gauges = time.monotonic()
-                    if time.monotonic() - last_sweep > SWEEP_EVERY:
-                        await self.sweep()
-                        last_sweep = time.monotonic()
-                except Exception as exc:  # database down: keep the loop alive, retry soon
-                    _log.warning("worker iteration failed", error=f"{type(exc).__name__}: {exc}")
-                    await _sleep_or_stop(stop, 1.0)
-                    continue
-                if not busy:
-                    await self._idle(stop)
+            await asyncio.gather(*lanes)
         finally:
+            for lane in lanes:
+                lane.cancel()
+            await asyncio.gather(*lanes, return_exceptions=True)
             if listener is not None:
                 listener.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await listener
             _log.info("worker stopped")
+
+    async def _lane(self, stop: asyncio.Event, *, housekeeping: bool) -> None:
+        """One batch after another; lanes run side by side and share the model lock."""
+        last_gauges = 0.0
+        last_sweep = 0.0
+        while not stop.is_set():
+            busy = False
+            # Cleared before the claim, never after: a wake-up that arrives while this batch is in
+            # the model (rows committed after the claim) is kept and ends the idle wait at once.
+            self.wake.clear()
+            try:
+                busy = await self.run_once()
+                if housekeeping and time.monotonic() - last_gauges > BACKLOG_EVERY:
+                    await self.refresh_gauges()
+                    last_gauges = time.monotonic()
+                if housekeeping and time.monotonic() - last_sweep > SWEEP_EVERY:
+                    await self.sweep()
+                    last_sweep = time.monotonic()
+            except Exception as exc:  # database down: keep the loop alive, retry soon
+                _log.warning("worker iteration failed", error=f"{type(exc).__name__}: {exc}")
+                await _sleep_or_stop(stop, 1.0)
+                continue
+            if not busy:
+                await self._idle(stop)
 
     async def run_once(self) -> bool:
         """One batch; True if the queue may hold more right now."""
@@ -89,6 +105,7 @@ class Worker:
             embedder=self.embedder,
             batch_size=self.settings.worker_batch_size,
             policy=self.policy,
+            model_lock=self.model_lock,
         )
         if result.claimed:
             self.metrics.worker_items.labels("embed", "done").inc(result.embedded)
@@ -120,7 +137,8 @@ class Worker:
         self.metrics.worker_lag.labels("embed").set(float(row.lag))
 
     async def _idle(self, stop: asyncio.Event) -> None:
-        self.wake.clear()
+        if self.wake.is_set():  # woken while the last batch ran: more work was committed since
+            return
         waiter = asyncio.create_task(self.wake.wait())
         stopper = asyncio.create_task(stop.wait())
         await asyncio.wait(

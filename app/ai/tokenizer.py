@@ -19,6 +19,6 @@ class Tokenizer:
         return len(self._enc.encode_ordinary(text))
 
     def count_many(self, texts: list[str]) -> list[int]:
-        if len(texts) < 8:
-            return [self.count(t) for t in texts]
-        return [len(ids) for ids in self._enc.encode_ordinary_batch(texts)]
+        # One by one: tiktoken's batch call hands the texts to a thread pool, which measured ~3x
+        # slower for a batch of 100 chat messages than this loop.
+        return [self.count(t) for t in texts]

@@ -3,15 +3,22 @@
 Claim, model call and write happen in one transaction holding the rows' locks
 (`FOR UPDATE SKIP LOCKED`): two workers never take the same row, and a worker that dies
 mid-batch simply rolls back, so the rows are claimed again and embedded exactly once.
+A worker may run two batches at once, sharing `model_lock`: the next batch is claimed (the
+first one's rows are locked, so skipped) and waits at the lock while the model works, then
+runs its model call while the first one writes and commits; the model is never idle between
+batches.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -27,7 +34,7 @@ _CLAIM = text(
 )
 _STORE = text(
     "UPDATE messages m SET embedding = CAST(v.e AS vector), embed_status = 'done', "
-    "embed_attempts = m.embed_attempts + 1, embed_error = NULL, embedded_at = now() "
+    "embed_attempts = m.embed_attempts + 1, embed_error = NULL, embedded_at = clock_timestamp() "
     "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, e) "
     "WHERE m.message_id = v.id"
 )
@@ -54,15 +61,31 @@ class BatchResult:
     seconds: float = 0.0
 
 
+_FORMATS: dict[int, str] = {}
+
+
 def vector_literal(v: Iterable[float]) -> str:
     """pgvector's text form; 7 significant digits keep every bit a float32 has that matters."""
-    return "[" + ",".join(f"{x:.7g}" for x in v) + "]"
+    values = tuple(v.tolist() if isinstance(v, np.ndarray) else v)
+    fmt = _FORMATS.get(len(values))
+    if fmt is None:  # one %-format per dimension: 2-3x faster than joining per-element f-strings
+        fmt = _FORMATS[len(values)] = "[" + ",".join(["%.7g"] * len(values)) + "]"
+    return fmt % values
 
 
 async def embed_pending(
-    engine: AsyncEngine, *, embedder: Embedder, batch_size: int, policy: RetryPolicy
+    engine: AsyncEngine,
+    *,
+    embedder: Embedder,
+    batch_size: int,
+    policy: RetryPolicy,
+    model_lock: asyncio.Lock | None = None,
 ) -> BatchResult:
-    """Run one batch; returns what it did (claimed 0 means the queue is empty for now)."""
+    """Run one batch; returns what it did (claimed 0 means the queue is empty for now).
+
+    With `model_lock`, the model call waits for (and holds) it, so batches running side by
+    side overlap their database work with each other's model call, never two model calls.
+    """
     started = time.perf_counter()
     result = BatchResult()
     async with engine.begin() as conn:
@@ -72,7 +95,8 @@ async def embed_pending(
             return result
         ids = [r.message_id for r in rows]
         texts = [r.content for r in rows]
-        done, errors = await _embed_isolating_failures(embedder, ids, texts)
+        async with model_lock if model_lock is not None else contextlib.nullcontext():
+            done, errors = await _embed_isolating_failures(embedder, ids, texts)
         if done:
             await conn.execute(
                 _STORE,
