@@ -85,6 +85,9 @@ class Settings(BaseSettings):
     openai_embedding_batch: int = Field(256, ge=1, le=2048, description="Texts per embeddings call.")
     openai_timeout_seconds: float = Field(30.0, gt=0, description="Timeout of one model call.")
     openai_max_attempts: int = Field(4, ge=1, le=20, description="Tries of a model call (backoff).")
+    openai_chat_model: str = Field(
+        "gpt-4o-mini", description="Chat model at the OpenAI endpoint (summaries, facts)."
+    )
 
     # --- the worker (derived work: embeddings, ...) ---
     run_worker: bool = Field(
@@ -100,6 +103,38 @@ class Settings(BaseSettings):
     worker_metrics_port: int | None = Field(
         None, ge=0, le=65535, description="`engram worker` serves /metrics on this port if set."
     )
+
+    # --- session memory: the Redis window cache, summaries, retention ---
+    cache_window_messages: int = Field(
+        200, ge=1, le=10_000, description="Newest messages per session kept in the Redis window cache."
+    )
+    redis_timeout_seconds: float = Field(
+        0.5, gt=0, le=30, description="Timeout of one Redis call (a cache must fail fast)."
+    )
+    cache_ttl_seconds: int = Field(3600, ge=1, description="Lifetime of a session's cache entry.")
+    memory_max_tokens: int = Field(
+        100_000, ge=1, description="Largest `max_tokens` a memory request may ask for."
+    )
+    summary_trigger_messages: int = Field(
+        20, ge=1, description="Summarise when this many messages are not yet summarised..."
+    )
+    summary_trigger_tokens: int = Field(2000, ge=1, description="...or when their tokens reach this many.")
+    summary_keep_recent: int = Field(
+        4, ge=0, description="Newest messages a policy-triggered summary leaves out (still verbatim)."
+    )
+    summary_max_tokens: int = Field(400, ge=16, le=8192, description="Longest summary (tokens).")
+    summary_max_input_tokens: int = Field(
+        6000,
+        ge=256,
+        description="Most message tokens one summary step reads (longer backlogs roll in steps).",
+    )
+    retention_max_age_days: float | None = Field(
+        None, gt=0, description="Remove messages older than this (only once a summary covers them)."
+    )
+    retention_max_messages: int | None = Field(
+        None, ge=1, description="Keep at most this many messages per session (oldest summarised go first)."
+    )
+    retention_sweep_seconds: float = Field(300.0, gt=0, description="How often the worker applies retention.")
 
     # --- search ---
     search_exact_max_rows: int = Field(

@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import KeyCache, current_tenant, require_admin
+from app.cache import WindowCache
 from app.config import Settings
-from app.db.engine import transaction
+from app.db.engine import read_connection, transaction
 from app.indexing.wake import Waker
 from app.limits import Limits
 
@@ -45,6 +46,16 @@ async def _waker(request: Request) -> Waker:
     return waker
 
 
+async def _engine(request: Request) -> AsyncEngine:
+    engine: AsyncEngine = request.state.engine
+    return engine
+
+
+async def _window_cache(request: Request) -> WindowCache:
+    cache: WindowCache = request.state.cache
+    return cache
+
+
 async def _key_cache(request: Request) -> KeyCache:
     cache: KeyCache = request.state.key_cache
     return cache
@@ -67,6 +78,9 @@ async def _session_id(
 
 
 Conn = Annotated[AsyncConnection, Depends(transaction, scope="function")]
+ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
+Cache = Annotated[WindowCache, Depends(_window_cache)]
+Engine = Annotated[AsyncEngine, Depends(_engine)]  # for work after the request's commit
 TenantId = Annotated[str, Depends(current_tenant)]
 Admin = Depends(require_admin)
 CheckedLimits = Annotated[Limits, Depends(_limits)]

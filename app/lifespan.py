@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import KeyCache
+from app.cache import WindowCache
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import make_engine
@@ -40,6 +41,7 @@ class State(TypedDict):
     limits: Limits
     metrics: Metrics
     key_cache: KeyCache
+    cache: WindowCache
 
 
 def make_lifespan(
@@ -56,7 +58,17 @@ def make_lifespan(
             await upgrade(url, settings.embedding_dim)
         engine = make_engine(settings, url)
         metrics.watch_pool(lambda: _pool_stats(engine))
-        redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+        redis = (
+            Redis.from_url(
+                settings.redis_url,
+                # A cache must fail fast: a hung Redis costs each request at most this, once,
+                # then WindowCache stays away from it for a second.
+                socket_timeout=settings.redis_timeout_seconds,
+                socket_connect_timeout=settings.redis_timeout_seconds,
+            )
+            if settings.redis_url
+            else None
+        )
         if not settings.auth_on:
             _log.warning(
                 "auth is OFF: every caller is tenant %r; only for local use on loopback",
@@ -84,6 +96,12 @@ def make_lifespan(
                 limits=Limits(settings),
                 metrics=metrics,
                 key_cache=TTLCache(maxsize=10_000, ttl=max(settings.api_key_cache_seconds, 1e-3)),
+                cache=WindowCache(
+                    redis,
+                    window=settings.cache_window_messages,
+                    ttl=settings.cache_ttl_seconds,
+                    metrics=metrics,
+                ),
             )
         finally:
             stop.set()

@@ -68,6 +68,18 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.cache_lookups = Counter(
+            "engram_cache_lookups",
+            "Session window cache lookups by result (hit, miss, stale, error, bypass).",
+            ["result"],
+            registry=self.registry,
+        )
+        self.cache_up = Gauge(
+            "engram_cache_up",
+            "1 while Redis answers; 0 while the service is degraded to PostgreSQL only.",
+            registry=self.registry,
+        )
+
     def watch_pool(self, read: Callable[[], dict[str, int]]) -> None:
         self.registry.register(_PoolCollector(read))
 

@@ -17,15 +17,23 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.embedder import Embedder
-from app.config import Settings
+from app.ai.summarizer import make_summarizer
+from app.ai.tokenizer import Tokenizer
+from app.cache import WindowCache
+from app.config import Provider, Settings
 from app.indexing.tasks import RetryPolicy, embed_pending
 from app.indexing.wake import listen
+from app.memory import evictions
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
+from app.retention.tasks import Rule, apply_retention
+from app.summaries.policy import SummaryPolicy
+from app.summaries.tasks import summarize_next
 
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
 SWEEP_EVERY = 600.0  # seconds between housekeeping sweeps (expired idempotency keys)
+EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could not do
 # Batches in flight per worker. Two keep the model busy: one batch writes and commits (and the
 # next is claimed) while the other is in the model. They share one model lock, so the model
 # never runs two batches at once and each batch still has the whole CPU for its model call.
@@ -55,6 +63,17 @@ class Worker:
             backoff_max_seconds=settings.worker_backoff_max_seconds,
         )
         self.model_lock = asyncio.Lock()
+        self.tokenizer = Tokenizer(settings.tokenizer)
+        self.summarizer = make_summarizer(settings, embedder=embedder, tokenizer=self.tokenizer)
+        self.summary_policy = SummaryPolicy.from_settings(settings)
+        # A remote LLM does not need the local model's lock; the local summariser embeds sentences.
+        self.llm_lock = self.model_lock if settings.llm is Provider.local else None
+        self.cache = WindowCache(
+            redis, window=settings.cache_window_messages, ttl=settings.cache_ttl_seconds, metrics=metrics
+        )
+        self.retention = Rule(
+            max_messages=settings.retention_max_messages, max_age_days=settings.retention_max_age_days
+        )
 
     async def run(self, stop: asyncio.Event) -> None:
         listener = (
@@ -72,12 +91,15 @@ class Worker:
                 listener.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await listener
+            await self.summarizer.aclose()
             _log.info("worker stopped")
 
     async def _lane(self, stop: asyncio.Event, *, housekeeping: bool) -> None:
         """One batch after another; lanes run side by side and share the model lock."""
         last_gauges = 0.0
         last_sweep = 0.0
+        last_evict = 0.0
+        last_retention = time.monotonic()
         while not stop.is_set():
             busy = False
             # Cleared before the claim, never after: a wake-up that arrives while this batch is in
@@ -85,6 +107,13 @@ class Worker:
             self.wake.clear()
             try:
                 busy = await self.run_once()
+                busy = await self.summarize_once() or busy
+                if housekeeping and time.monotonic() - last_evict > EVICT_EVERY:
+                    await evictions.sweep(self.engine, self.cache)
+                    last_evict = time.monotonic()
+                if housekeeping and time.monotonic() - last_retention > self.settings.retention_sweep_seconds:
+                    await self.apply_retention()
+                    last_retention = time.monotonic()
                 if housekeeping and time.monotonic() - last_gauges > BACKLOG_EVERY:
                     await self.refresh_gauges()
                     last_gauges = time.monotonic()
@@ -113,6 +142,30 @@ class Worker:
             self.metrics.worker_batch.labels("embed").observe(result.seconds)
         return result.claimed == self.settings.worker_batch_size
 
+    async def summarize_once(self) -> bool:
+        """One summary step, if a session is due; True if one was claimed."""
+        started = time.perf_counter()
+        step = await summarize_next(
+            self.engine,
+            summarizer=self.summarizer,
+            embedder=self.embedder,
+            tokenizer=self.tokenizer,
+            policy=self.summary_policy,
+            retry=self.policy,
+            embed_lock=self.model_lock,
+            llm_lock=self.llm_lock,
+        )
+        if step.claimed:
+            self.metrics.worker_items.labels("summarize", "retry_or_failed" if step.failed else "done").inc()
+            self.metrics.worker_batch.labels("summarize").observe(time.perf_counter() - started)
+        return step.claimed
+
+    async def apply_retention(self) -> int:
+        removed = await apply_retention(self.engine, default=self.retention)
+        if removed:
+            self.metrics.worker_items.labels("retention", "removed").inc(removed)
+        return removed
+
     async def sweep(self) -> None:
         ttl = timedelta(hours=self.settings.idempotency_ttl_hours)
         removed = await sweep_idempotency_keys(self.engine, ttl=ttl)
@@ -132,9 +185,25 @@ class Worker:
                     )
                 )
             ).one()
+            jobs = (
+                await conn.execute(
+                    text(
+                        "SELECT kind, count(*) FILTER (WHERE status = 'pending') AS pending, "
+                        "count(*) FILTER (WHERE status = 'failed') AS failed, "
+                        "coalesce(extract(epoch FROM now() - min(created_at) "
+                        "  FILTER (WHERE status = 'pending')), 0) AS lag "
+                        "FROM jobs GROUP BY kind"
+                    )
+                )
+            ).all()
         self.metrics.worker_backlog.labels("embed").set(row.pending)
         self.metrics.worker_failed.labels("embed").set(row.failed)
         self.metrics.worker_lag.labels("embed").set(float(row.lag))
+        for kind in ("summarize", *(j.kind for j in jobs if j.kind != "summarize")):
+            job = next((j for j in jobs if j.kind == kind), None)
+            self.metrics.worker_backlog.labels(kind).set(job.pending if job else 0)
+            self.metrics.worker_failed.labels(kind).set(job.failed if job else 0)
+            self.metrics.worker_lag.labels(kind).set(float(job.lag) if job else 0.0)
 
     async def _idle(self, stop: asyncio.Event) -> None:
         if self.wake.is_set():  # woken while the last batch ran: more work was committed since

@@ -280,6 +280,29 @@ async def retry_failed(w: World) -> None:
         assert r.json() == {"retried": 0}
 
 
+def _session_read(suffix: str, method: str = "get") -> Callable[[World], Awaitable[None]]:
+    """A read of one session's derived view: A's real session id must look like a ghost's."""
+
+    async def case(w: World) -> None:
+        call = getattr(w.b, method)
+        real = await call(f"/v1/sessions/{w.session_id}/{suffix}")
+        ghost = await call(f"/v1/sessions/{GHOST_SESSION}/{suffix}")
+        await assert_hidden(real, ghost, w.session_id, GHOST_SESSION)
+        # B's own session answers normally, with nothing of A's.
+        own = await call(f"/v1/sessions/{w.b_session_id}/{suffix}")
+        assert own.status_code in (200, 202), own.text
+        assert "A's" not in own.text
+
+    return case
+
+
+get_memory = _session_read("memory")
+get_summary = _session_read("summary")
+list_summaries = _session_read("summaries")
+session_stats = _session_read("stats")
+summarize = _session_read("summarize", method="post")
+
+
 Case = Callable[[World], Awaitable[None]]
 CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/users"): list_users,
@@ -296,6 +319,11 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/sessions/{session_id}/messages/{message_id}"): get_message,
     ("PATCH", "/v1/sessions/{session_id}/messages/{message_id}"): patch_message,
     ("DELETE", "/v1/sessions/{session_id}/messages/{message_id}"): delete_message,
+    ("GET", "/v1/sessions/{session_id}/memory"): get_memory,
+    ("GET", "/v1/sessions/{session_id}/summary"): get_summary,
+    ("GET", "/v1/sessions/{session_id}/summaries"): list_summaries,
+    ("GET", "/v1/sessions/{session_id}/stats"): session_stats,
+    ("POST", "/v1/sessions/{session_id}/summarize"): summarize,
     ("POST", "/v1/search"): search,
     ("GET", "/v1/indexing"): indexing_status,
     ("GET", "/v1/indexing/failed"): list_failed,

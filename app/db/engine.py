@@ -29,7 +29,7 @@ def make_engine(settings: Settings, url: str) -> AsyncEngine:
         # No ping per checkout (it cost three round trips a request): a connection broken by a
         # database restart fails its one request with a 503, and the pool is then renewed.
         pool_pre_ping=False,
-        connect_args={"server_settings": {"application_name": "engram"}},
+        connect_args={"server_settings": {"application_name": "engram", "timezone": "UTC"}},
     )
 
 
@@ -41,4 +41,16 @@ async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
     """
     engine: AsyncEngine = request.state.engine
     async with engine.begin() as conn:
+        yield conn
+
+
+async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
+    """A connection in autocommit for requests that only read: no BEGIN / COMMIT round trips.
+
+    Each statement sees its own snapshot; a reader that needs several reads to agree does them
+    in one statement.
+    """
+    engine: AsyncEngine = request.state.engine
+    async with engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
         yield conn

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Computed,
     DateTime,
     ForeignKeyConstraint,
+    Identity,
     Index,
     Integer,
     MetaData,
@@ -44,6 +45,16 @@ TSV_CONFIG = "english"
 def _ts(**kw: Any) -> Any:
     return Field(
         sa_column=Column(DateTime(timezone=True), nullable=False, server_default=text("now()"), **kw)
+    )
+
+
+def _bigint0() -> Any:
+    return Column(BigInteger, nullable=False, server_default=text("0"))
+
+
+def _session_fk() -> ForeignKeyConstraint:
+    return ForeignKeyConstraint(
+        ["tenant_id", "session_id"], ["sessions.tenant_id", "sessions.session_id"], ondelete="CASCADE"
     )
 
 
@@ -103,6 +114,13 @@ class Session(SQLModel, table=True):
     metadata_: dict[str, Any] = _jsonb()
     # Highest seq handed out; appends bump it under the row lock, which keeps seq gapless.
     last_seq: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default=text("0")))
+    # The newest seq a summary covers, and the tokens of the messages after it: the summary
+    # policy is checked against these inside the append's own UPDATE.
+    summarized_seq: int = Field(default=0, sa_column=_bigint0())
+    unsummarized_tokens: int = Field(default=0, sa_column=_bigint0())
+    # Bumped by every change other than an append (edit, delete, new summary, retention), so a
+    # cached window is valid only while (last_seq, cache_gen) match the row.
+    cache_gen: int = Field(default=0, sa_column=_bigint0())
     created_at: datetime = _ts()
     updated_at: datetime = _ts()
     ended_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
@@ -202,4 +220,91 @@ class IdempotencyKey(SQLModel, table=True):
     key: str = Field(sa_column=Column(Text, primary_key=True))
     request_hash: str = Field(sa_column=Column(Text, nullable=False))
     response: Any = Field(default=None, sa_column=Column(JSONB, nullable=True))
+    created_at: datetime = _ts()
+
+
+class Summary(SQLModel, table=True):
+    """One step of a session's progressive summary: covers seqs from_seq..to_seq, and (being made
+    from the previous summary plus those messages) stands for everything up to to_seq."""
+
+    __tablename__ = "summaries"
+    __table_args__ = (
+        _session_fk(),
+        CheckConstraint("from_seq <= to_seq", name="range"),
+        Index("uq_summaries_tenant_id_session_id_to_seq", "tenant_id", "session_id", "to_seq", unique=True),
+        Index("ix_summaries_tenant_id_user_id_created_at", "tenant_id", "user_id", "created_at"),
+        Index("ix_summaries_content_tsv", "content_tsv", postgresql_using="gin"),
+    )
+    summary_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    session_id: str = Field(sa_column=Column(Text, nullable=False))
+    user_id: str = Field(sa_column=Column(Text, nullable=False))
+    from_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    to_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    message_count: int = Field(sa_column=Column(Integer, nullable=False))
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    token_count: int = Field(sa_column=Column(Integer, nullable=False))
+    provider: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = _ts()
+    # Embedded in the summary job's own transaction (one vector per summary): no separate queue.
+    embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    content_tsv: Any = Field(
+        default=None,
+        sa_column=Column(
+            TSVECTOR, Computed(f"to_tsvector('{TSV_CONFIG}'::regconfig, content)", persisted=True)
+        ),
+    )
+
+
+class Job(SQLModel, table=True):
+    """Derived work per session other than embeddings, claimed with FOR UPDATE SKIP LOCKED."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (
+        _session_fk(),
+        CheckConstraint("status IN ('pending', 'failed')", name="status"),
+        Index("ix_jobs_queue", "run_after", postgresql_where=text("status = 'pending'")),
+    )
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    kind: str = Field(sa_column=Column(Text, primary_key=True))
+    session_id: str = Field(sa_column=Column(Text, primary_key=True))
+    status: str = Field(
+        default="pending", sa_column=Column(Text, nullable=False, server_default=text("'pending'"))
+    )
+    run_after: datetime = _ts()
+    attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default=text("0")))
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # A forced summary (POST .../summarize) covers up to here, whatever the policy says.
+    force_to_seq: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+
+
+class CacheEviction(SQLModel, table=True):
+    """A session whose Redis entry must go (deleted session, purged user); retried until done."""
+
+    __tablename__ = "cache_evictions"
+    __table_args__ = (Index("ix_cache_evictions_created_at", "created_at"),)
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    session_id: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = _ts()
+
+
+class RetentionEvent(SQLModel, table=True):
+    """What a retention sweep removed from a session, and under which rule."""
+
+    __tablename__ = "retention_events"
+    __table_args__ = (
+        _session_fk(),
+        Index("ix_retention_events_tenant_id_session_id_created_at", "tenant_id", "session_id", "created_at"),
+    )
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    session_id: str = Field(sa_column=Column(Text, nullable=False))
+    removed: int = Field(sa_column=Column(Integer, nullable=False))
+    from_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    to_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    rule: Any = Field(sa_column=Column(JSONB, nullable=False))
     created_at: datetime = _ts()

@@ -10,8 +10,9 @@ from typing import Annotated
 from fastapi import APIRouter, BackgroundTasks, Header, Query, Response
 from pydantic import AfterValidator
 
-from app.deps import CheckedLimits, Config, Conn, SessionIdPath, TenantId, Tok, Wake
+from app.deps import Cache, CheckedLimits, Config, Conn, SessionIdPath, TenantId, Tok, Wake
 from app.errors import problem_responses
+from app.memory.service import write_through
 from app.messages import service
 from app.messages.schemas import (
     AppendRequest,
@@ -22,6 +23,7 @@ from app.messages.schemas import (
     as_utc,
 )
 from app.pagination import Page
+from app.summaries.policy import SummaryPolicy
 
 router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])
 
@@ -62,12 +64,13 @@ async def append_messages(
     tokenizer: Tok,
     settings: Config,
     wake: Wake,
+    cache: Cache,
     tasks: BackgroundTasks,
     response: Response,
     idempotency_key: IdempotencyKey = None,
 ) -> AppendResponse:
     body.check_limits(limits)
-    answer, replayed = await service.append_messages(
+    done = await service.append_messages(
         conn,
         tenant_id=tenant,
         session_id=session_id,
@@ -75,12 +78,26 @@ async def append_messages(
         tokenizer=tokenizer,
         idempotency_key=idempotency_key,
         idempotency_ttl=timedelta(hours=settings.idempotency_ttl_hours),
+        policy=SummaryPolicy.from_settings(settings),
     )
-    if replayed:
+    if done.replayed:
         response.headers["Idempotent-Replayed"] = "true"
-    else:
-        tasks.add_task(wake.poke)  # runs after the commit: the woken worker finds the rows
-    return answer
+        return done.answer
+    # Both run after the commit: the woken worker finds the rows, and the cache entry moves
+    # from the version before this append to the one after it.
+    tasks.add_task(wake.poke)
+    if cache.enabled and done.base is not None and done.new is not None:
+        tasks.add_task(
+            write_through,
+            cache,
+            tenant_id=tenant,
+            session_id=session_id,
+            base=done.base,
+            new=done.new,
+            messages=done.answer.messages,
+            tokenizer=tokenizer,
+        )
+    return done.answer
 
 
 @router.get(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.tokenizer import Tokenizer
+from app.cache import Version
 from app.db.sql import jsonb
 from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
 from app.jsonutil import canonical, dumps
@@ -19,17 +21,29 @@ from app.merge_patch import merge_patch
 from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.sessions.service import require_session
+from app.summaries.policy import SummaryPolicy
 
 _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
 
 # One round trip: bump the session's seq under its row lock (gapless: a rollback undoes the bump
-# too) and insert the batch numbered from the old value.
+# too), record a summary job if the batch makes one due (the policy's thresholds come as
+# parameters), and insert the batch numbered from the old value. The jobs row is written in the
+# same transaction as the messages, so a due summary cannot be lost. The rule is
+# SummaryPolicy.due, in SQL.
 _APPEND = text(
     f"""
     WITH s AS (
-        UPDATE sessions SET last_seq = last_seq + :n, updated_at = now()
+        UPDATE sessions SET last_seq = last_seq + :n, updated_at = now(),
+                            unsummarized_tokens = unsummarized_tokens + :tok_sum
         WHERE tenant_id = :t AND session_id = :sid AND ended_at IS NULL
-        RETURNING user_id, last_seq - :n AS base
+        RETURNING user_id, last_seq - :n AS base, last_seq, cache_gen, summarized_seq,
+                  unsummarized_tokens, (extract(epoch FROM created_at) * 1000000)::bigint AS epoch
+    ), j AS (
+        INSERT INTO jobs (tenant_id, kind, session_id)
+        SELECT :t, 'summarize', :sid FROM s
+        WHERE s.last_seq - s.summarized_seq > :keep
+          AND (s.last_seq - s.summarized_seq >= :trig_n OR s.unsummarized_tokens >= :trig_tok)
+        ON CONFLICT DO NOTHING
     )
     INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, name, content,
                           metadata, token_count, created_at, updated_at)
@@ -39,9 +53,18 @@ _APPEND = text(
                    CAST(:contents AS text[]), CAST(:metas AS text[]), CAST(:toks AS int[]),
                    CAST(:ats AS timestamptz[]))
          WITH ORDINALITY AS m(id, role, name, content, meta, tok, at, ord)
-    RETURNING {_COLS}
+    RETURNING {_COLS}, (SELECT cache_gen FROM s) AS cache_gen, (SELECT epoch FROM s) AS epoch
     """
 )
+
+
+@dataclass(frozen=True)
+class Appended:
+    answer: AppendResponse
+    replayed: bool
+    # The session's cache version before and after this append (None for a replay).
+    base: Version | None = None
+    new: Version | None = None
 
 
 def request_hash(body: AppendRequest) -> str:
@@ -57,8 +80,9 @@ async def append_messages(
     tokenizer: Tokenizer,
     idempotency_key: str | None,
     idempotency_ttl: timedelta,
-) -> tuple[AppendResponse, bool]:
-    """Append the batch; returns (answer, replayed). A replay stores nothing."""
+    policy: SummaryPolicy,
+) -> Appended:
+    """Append the batch. A replay stores nothing and returns the first answer."""
     if idempotency_key is not None:
         replay = await _claim_key(
             conn,
@@ -69,9 +93,10 @@ async def append_messages(
             ttl=idempotency_ttl,
         )
         if replay is not None:
-            return replay, True
+            return Appended(answer=replay, replayed=True)
 
     msgs = body.messages
+    toks = tokenizer.count_many([m.content for m in msgs])
     rows = (
         (
             await conn.execute(
@@ -85,8 +110,12 @@ async def append_messages(
                     "names": [m.name for m in msgs],
                     "contents": [m.content for m in msgs],
                     "metas": [dumps(m.metadata).decode() for m in msgs],
-                    "toks": tokenizer.count_many([m.content for m in msgs]),
+                    "toks": toks,
+                    "tok_sum": sum(toks),
                     "ats": [m.created_at for m in msgs],
+                    "keep": policy.keep_recent,
+                    "trig_n": policy.trigger_messages,
+                    "trig_tok": policy.trigger_tokens,
                 },
             )
         )
@@ -95,7 +124,9 @@ async def append_messages(
     )
     if not rows:
         await _why_not_appended(conn, tenant_id=tenant_id, session_id=session_id)
-    answer = AppendResponse(messages=sorted((MessageOut(**r) for r in rows), key=lambda m: m.seq))
+    answer = AppendResponse(
+        messages=sorted((MessageOut(**_message_fields(r)) for r in rows), key=lambda m: m.seq)
+    )
     if idempotency_key is not None:
         await conn.execute(
             text(
@@ -109,7 +140,17 @@ async def append_messages(
                 "r": answer.model_dump(mode="json"),
             },
         )
-    return answer, False
+    gen, epoch, last = rows[0]["cache_gen"], rows[0]["epoch"], answer.messages[-1].seq
+    return Appended(
+        answer=answer,
+        replayed=False,
+        base=Version(last_seq=last - len(msgs), cache_gen=gen, epoch=epoch),
+        new=Version(last_seq=last, cache_gen=gen, epoch=epoch),
+    )
+
+
+def _message_fields(row: Any) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in ("cache_gen", "epoch")}
 
 
 async def _claim_key(
@@ -271,7 +312,7 @@ async def patch_message(
     current = (
         await conn.execute(
             text(
-                "SELECT content, name, metadata FROM messages "
+                "SELECT seq, content, name, metadata, token_count FROM messages "
                 "WHERE tenant_id = :t AND session_id = :s AND message_id = :m FOR UPDATE"
             ),
             {"t": tenant_id, "s": session_id, "m": message_id},
@@ -281,6 +322,14 @@ async def patch_message(
         raise NotFound(f"No message {message_id} in session {session_id}.")
     new_content = current.content if content is None else content
     changed = new_content != current.content
+    new_tokens = tokenizer.count(new_content)
+    await _touch_session(
+        conn,
+        tenant_id=tenant_id,
+        session_id=session_id,
+        seq=current.seq,
+        token_delta=new_tokens - current.token_count,
+    )
     row = (
         (
             await conn.execute(
@@ -303,7 +352,7 @@ async def patch_message(
                     "c": new_content,
                     "n": current.name if name is None else name,
                     "md": current.metadata if metadata is None else merge_patch(current.metadata, metadata),
-                    "tok": tokenizer.count(new_content),
+                    "tok": new_tokens,
                     "changed": changed,
                 },
             )
@@ -317,14 +366,32 @@ async def patch_message(
 async def delete_message(
     conn: AsyncConnection, *, tenant_id: str, session_id: str, message_id: uuid.UUID
 ) -> None:
-    found = (
+    gone = (
         await conn.execute(
             text(
                 "DELETE FROM messages WHERE tenant_id = :t AND session_id = :s AND message_id = :m "
-                "RETURNING 1"
+                "RETURNING seq, token_count"
             ),
             {"t": tenant_id, "s": session_id, "m": message_id},
         )
-    ).scalar()
-    if not found:
+    ).first()
+    if gone is None:
         raise NotFound(f"No message {message_id} in session {session_id}.")
+    await _touch_session(
+        conn, tenant_id=tenant_id, session_id=session_id, seq=gone.seq, token_delta=-gone.token_count
+    )
+
+
+async def _touch_session(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, seq: int, token_delta: int
+) -> None:
+    """An edit or delete: cached windows of the session are void, and the summary trigger's
+    token count follows when the message is not yet summarised."""
+    await conn.execute(
+        text(
+            "UPDATE sessions SET cache_gen = cache_gen + 1, unsummarized_tokens = greatest(0, "
+            "  unsummarized_tokens + CASE WHEN :seq > summarized_seq THEN :d ELSE 0 END) "
+            "WHERE tenant_id = :t AND session_id = :s"
+        ),
+        {"t": tenant_id, "s": session_id, "seq": seq, "d": token_delta},
+    )

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Response
 
-from app.deps import CheckedLimits, Conn, SessionIdPath, TenantId
+from app.deps import Cache, CheckedLimits, Conn, Engine, SessionIdPath, TenantId
 from app.errors import problem_responses
+from app.memory import evictions
 from app.pagination import Page
 from app.sessions import service
-from app.sessions.schemas import SessionCreate, SessionOut, SessionPatch
+from app.sessions.schemas import SessionCreate, SessionOut, SessionPatch, SessionStats
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
@@ -44,6 +45,17 @@ async def create_session(
 )
 async def get_session(session_id: SessionIdPath, conn: Conn, tenant: TenantId) -> SessionOut:
     return await service.get_session(conn, tenant_id=tenant, session_id=session_id)
+
+
+@router.get(
+    "/{session_id}/stats",
+    summary="Session statistics",
+    description="Message and token counts, first and last message time, how much is summarised, "
+    "indexing progress and what retention removed.",
+    responses=problem_responses(404),
+)
+async def session_stats(session_id: SessionIdPath, conn: Conn, tenant: TenantId) -> SessionStats:
+    return await service.session_stats(conn, tenant_id=tenant, session_id=session_id)
 
 
 @router.get(
@@ -93,6 +105,16 @@ async def patch_session(
     description="Deletes the session, its messages and everything derived from them.",
     responses=problem_responses(404),
 )
-async def delete_session(session_id: SessionIdPath, conn: Conn, tenant: TenantId) -> Response:
+async def delete_session(
+    session_id: SessionIdPath,
+    conn: Conn,
+    tenant: TenantId,
+    cache: Cache,
+    engine: Engine,
+    tasks: BackgroundTasks,
+) -> Response:
     await service.delete_session(conn, tenant_id=tenant, session_id=session_id)
-    return Response(status_code=204)
+    tasks.add_task(
+        evictions.evict_now, engine, cache, [(tenant, session_id)]
+    )  # after the commit; the worker retries
+    return Response(status_code=204, background=tasks)

@@ -70,3 +70,26 @@ class SessionOut(BaseModel):
     created_at: datetime
     updated_at: datetime
     ended_at: datetime | None
+
+
+class SessionStats(BaseModel):
+    """What a session holds and how far the derived work has got."""
+
+    session_id: str
+    user_id: str
+    message_count: int = Field(description="Messages stored now (after deletes and retention).")
+    token_count: int = Field(description="Sum of their token counts.")
+    messages_by_role: dict[str, int]
+    first_message_at: datetime | None
+    last_message_at: datetime | None
+    last_seq: int
+    summarized_seq: int = Field(description="Messages up to this seq are covered by the latest summary.")
+    summarized_messages: int = Field(description="Stored messages a summary covers.")
+    unsummarized_messages: int
+    unsummarized_tokens: int
+    summaries: int = Field(description="Steps in the summary history.")
+    indexed_messages: int = Field(description="Messages embedded and searchable by meaning.")
+    pending_messages: int = Field(description="Messages waiting for their embedding.")
+    failed_messages: int = Field(description="Messages whose embedding failed (see /v1/indexing/failed).")
+    removed_by_retention: int = Field(description="Messages the retention rules have removed.")
+    last_retention_at: datetime | None

@@ -10,9 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.db.sql import jsonb
 from app.errors import Conflict, NotFound
+from app.memory import evictions
 from app.merge_patch import merge_patch
 from app.pagination import Page, cursor_datetime, decode_cursor, encode_cursor
-from app.sessions.schemas import SessionOut
+from app.sessions.schemas import SessionOut, SessionStats
 from app.users.service import ensure_user
 
 _COLS = "session_id, user_id, metadata, last_seq, created_at, updated_at, ended_at"
@@ -151,6 +152,9 @@ async def patch_session(
 
 
 async def delete_session(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> None:
+    """Delete the session and, by cascade, its messages and derived rows; its cache entry is
+    recorded for eviction in the same transaction."""
+    await evictions.record(conn, tenant_id=tenant_id, session_id=session_id)
     found = (
         await conn.execute(
             text("DELETE FROM sessions WHERE tenant_id = :t AND session_id = :s RETURNING 1"),
@@ -159,3 +163,45 @@ async def delete_session(conn: AsyncConnection, *, tenant_id: str, session_id: s
     ).scalar()
     if not found:
         raise NotFound(f"No session {session_id}.")
+
+
+async def session_stats(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SessionStats:
+    """One statement over the session's rows (an index range each), so the figures agree."""
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "SELECT s.user_id, s.last_seq, s.summarized_seq, s.unsummarized_tokens, m.*, b.by_role, "
+                    "  (SELECT count(*) FROM summaries x WHERE x.tenant_id = :t AND x.session_id = :s) "
+                    "    AS summaries, "
+                    "  r.removed_by_retention, r.last_retention_at "
+                    "FROM sessions s, LATERAL (SELECT count(*) AS message_count, "
+                    "    coalesce(sum(token_count), 0) AS token_count, "
+                    "    min(created_at) AS first_message_at, max(created_at) AS last_message_at, "
+                    "    count(*) FILTER (WHERE seq <= s.summarized_seq) AS summarized_messages, "
+                    "    count(*) FILTER (WHERE embed_status = 'done') AS indexed_messages, "
+                    "    count(*) FILTER (WHERE embed_status = 'pending') AS pending_messages, "
+                    "    count(*) FILTER (WHERE embed_status = 'failed') AS failed_messages "
+                    "  FROM messages WHERE tenant_id = :t AND session_id = :s) m, "
+                    "  LATERAL (SELECT coalesce(jsonb_object_agg(role, n), '{}') AS by_role FROM "
+                    "    (SELECT role, count(*) AS n FROM messages WHERE tenant_id = :t AND session_id = :s "
+                    "     GROUP BY role) g) b, "
+                    "  LATERAL (SELECT coalesce(sum(removed), 0) AS removed_by_retention, "
+                    "    max(created_at) AS last_retention_at FROM retention_events "
+                    "    WHERE tenant_id = :t AND session_id = :s) r "
+                    "WHERE s.tenant_id = :t AND s.session_id = :s"
+                ),
+                {"t": tenant_id, "s": session_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No session {session_id}.")
+    return SessionStats(
+        session_id=session_id,
+        messages_by_role=dict(row["by_role"]),
+        unsummarized_messages=row["message_count"] - row["summarized_messages"],
+        **{k: v for k, v in row.items() if k in SessionStats.model_fields and k != "session_id"},
+    )

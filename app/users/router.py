@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Response
 
-from app.deps import CheckedLimits, Conn, TenantId, UserIdPath
+from app.deps import Cache, CheckedLimits, Conn, Engine, TenantId, UserIdPath
 from app.errors import problem_responses
+from app.memory import evictions
 from app.pagination import Page
 from app.users import service
 from app.users.schemas import UserOut, UserUpsert
@@ -67,6 +68,11 @@ async def list_users(
     description="Purges the user, their sessions, messages and every row derived from them. Irreversible.",
     responses=problem_responses(404),
 )
-async def delete_user(user_id: UserIdPath, conn: Conn, tenant: TenantId) -> Response:
-    await service.purge_user(conn, tenant_id=tenant, user_id=user_id)
-    return Response(status_code=204)
+async def delete_user(
+    user_id: UserIdPath, conn: Conn, tenant: TenantId, cache: Cache, engine: Engine, tasks: BackgroundTasks
+) -> Response:
+    evict = await service.purge_user(conn, tenant_id=tenant, user_id=user_id)
+    tasks.add_task(
+        evictions.evict_now, engine, cache, evict
+    )  # after the commit; the worker retries what Redis missed
+    return Response(status_code=204, background=tasks)

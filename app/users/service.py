@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.db.sql import jsonb
 from app.errors import NotFound
+from app.memory import evictions
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.users.schemas import UserOut
 
@@ -86,8 +87,12 @@ async def list_users(
     return Page[UserOut](items=items, next_cursor=nxt)
 
 
-async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> None:
-    """Delete the user and, by cascade, their sessions, messages and all derived rows."""
+async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> list[tuple[str, str]]:
+    """Delete the user and, by cascade, their sessions, messages and all derived rows.
+
+    Returns the (tenant, session) pairs whose cache entries must be evicted after the commit.
+    """
+    evict = await evictions.record(conn, tenant_id=tenant_id, user_id=user_id)
     found = (
         await conn.execute(
             text("DELETE FROM users WHERE tenant_id = :t AND user_id = :u RETURNING 1"),
@@ -96,3 +101,4 @@ async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> 
     ).scalar()
     if not found:
         raise NotFound(f"No user {user_id}.")
+    return evict

@@ -1,0 +1,126 @@
+"""Summaries from any OpenAI-compatible chat completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+
+The prompt is a versioned file (prompts/summary_v1.md), so a change to it is a reviewed change of
+behaviour. The model answers JSON; an answer that fails validation is asked for again, like an
+unavailable endpoint, within the same `openai_max_attempts`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from importlib import resources
+from string import Template
+from typing import Annotated
+
+import openai
+from pydantic import BaseModel, StringConstraints, ValidationError
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+
+from app.ai.local_summarizer import truncate_to_tokens
+from app.ai.relative_time import resolve_relative_dates
+from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn
+from app.ai.tokenizer import Tokenizer
+from app.config import Settings
+
+PROMPT = "summary_v1"
+RETRYABLE = (
+    openai.APIConnectionError,  # includes APITimeoutError
+    openai.RateLimitError,
+    openai.InternalServerError,
+)
+# Room for the JSON around the summary, and for a model whose tokenizer counts more than ours.
+COMPLETION_TOKENS_FACTOR = 2
+COMPLETION_TOKENS_EXTRA = 64
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+
+
+class _Output(BaseModel):
+    summary: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class _Invalid(Exception):
+    """An answer that fails validation: retried like an unavailable endpoint."""
+
+
+@functools.cache
+def load_prompt(name: str) -> Template:
+    """A prompt template shipped in app/ai/prompts (package data), with $placeholders."""
+    return Template(resources.files("app.ai").joinpath("prompts").joinpath(f"{name}.md").read_text("utf-8"))
+
+
+def render_turns(turns: Sequence[Turn]) -> str:
+    """One line per message; relative time words already dated, which helps weaker models."""
+    lines = []
+    for t in sorted(turns, key=lambda t: t.seq):
+        speaker = f"{t.name} ({t.role})" if t.name else t.role
+        # On one line, so a message's own line breaks cannot pass for the start of another message.
+        text = " ".join(resolve_relative_dates(t.content, t.created_at).split())
+        lines.append(f"[{t.created_at.isoformat()}] {speaker}: {text}")
+    return "\n".join(lines)
+
+
+def parse_summary(content: str | None) -> str:
+    """The summary from a model's answer; raises _Invalid when it is not {"summary": "<text>"}."""
+    # Some servers wrap JSON in a Markdown fence even in JSON mode.
+    text = _FENCE.sub("", (content or "").strip())
+    try:
+        return _Output.model_validate_json(text).summary
+    except ValidationError as exc:
+        raise _Invalid(f"{exc.error_count()} validation error(s): {text[:200]!r}") from exc
+
+
+class OpenAISummarizer:
+    def __init__(self, settings: Settings, *, tokenizer: Tokenizer) -> None:
+        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.openai_base_url,
+            api_key=key,
+            timeout=settings.openai_timeout_seconds,
+            max_retries=0,  # tenacity below owns retries, with jittered backoff
+        )
+        self._model = settings.openai_chat_model
+        self._attempts = settings.openai_max_attempts
+        self._tokenizer = tokenizer
+        self.name = f"openai/{self._model}"
+
+    async def summarize(self, *, previous: str | None, turns: Sequence[Turn], max_tokens: int) -> str:
+        if not any(t.content.strip() for t in turns):  # nothing new: no call
+            return truncate_to_tokens(previous or "", max_tokens, self._tokenizer)
+        prompt = load_prompt(PROMPT).substitute(
+            previous=(previous or "").strip() or "(none yet)",
+            turns=render_turns(turns),
+            max_words=max(1, max_tokens * 3 // 4),  # ~0.75 English words per token
+        )
+        try:
+            summary = await self._complete(prompt, max_tokens)
+        except RETRYABLE as exc:
+            raise SummarizerUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        except _Invalid as exc:
+            raise SummarizerOutputInvalid(f"after {self._attempts} attempt(s): {exc}") from exc
+        # Models overshoot word limits; the budget is ours, so it is enforced here.
+        return truncate_to_tokens(summary, max_tokens, self._tokenizer)
+
+    async def _complete(self, prompt: str, max_tokens: int) -> str:
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception_type((*RETRYABLE, _Invalid)),
+            stop=stop_after_attempt(self._attempts),
+            wait=wait_exponential_jitter(initial=0.2, max=10),
+            reraise=True,
+        ):
+            with attempt:
+                resp = await self._client.chat.completions.create(
+                    model=self._model,
+                    messages=[{"role": "user", "content": prompt}],
+                    response_format={"type": "json_object"},
+                    temperature=0,
+                    max_tokens=max_tokens * COMPLETION_TOKENS_FACTOR + COMPLETION_TOKENS_EXTRA,
+                )
+                if not resp.choices:
+                    raise _Invalid("no choices in the answer")
+                return parse_summary(resp.choices[0].message.content)
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        await self._client.close()

@@ -1,0 +1,211 @@
+"""The Redis window cache: per session, the newest messages and the latest summary.
+
+A cache, never the truth. Every entry carries the version of the session it was built from,
+`(created_at, last_seq, cache_gen)` of the sessions row, and a reader serves it only when that version is the
+one it has just read from PostgreSQL. So an entry can be late or missing but is never served
+stale: not after a write that did not reach Redis, not after Redis comes back from an outage.
+
+Layout per session (one hash slot, so it works on Redis Cluster too):
+    engram:w:{tenant/session}:v   "epoch:last_seq:cache_gen:complete" (complete: all messages)
+    engram:w:{tenant/session}:m   list of message JSON, oldest first, at most `window` long
+    engram:w:{tenant/session}:s   the latest summary's JSON, or "" for none
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import structlog
+from redis.asyncio import Redis
+
+from app.metrics import Metrics
+
+_log = structlog.get_logger("engram.cache")
+
+# Append to an entry only if it is at the version the append started from; trim to the window.
+_EXTEND = """
+local cur = redis.call('GET', KEYS[1])
+if not cur or string.sub(cur, 1, -3) ~= ARGV[1] then return 0 end
+local n = tonumber(ARGV[3])
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local complete = string.sub(cur, -1)
+if redis.call('LLEN', KEYS[2]) > n then
+  redis.call('LTRIM', KEYS[2], -n, -1)
+  complete = '0'
+end
+local ttl = tonumber(ARGV[4])
+redis.call('SET', KEYS[1], ARGV[2] .. ':' .. complete, 'EX', ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+redis.call('EXPIRE', KEYS[3], ttl)
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Version:
+    last_seq: int
+    cache_gen: int
+    # The session row's created_at (µs): a session deleted and created again under the same id
+    # starts again at (0, 0), and must never match an entry of its predecessor.
+    epoch: int
+
+    def key(self) -> str:
+        return f"{self.epoch}:{self.last_seq}:{self.cache_gen}"
+
+    def tag(self, complete: bool) -> str:
+        return f"{self.key()}:{int(complete)}"
+
+
+@dataclass
+class Window:
+    """The newest messages of a session (oldest first) and its latest summary, at `version`."""
+
+    version: Version
+    messages: list[dict[str, Any]]
+    summary: dict[str, Any] | None
+    # True when `messages` holds every message of the session, so nothing older is in PostgreSQL.
+    complete: bool
+
+
+def _keys(tenant_id: str, session_id: str) -> tuple[str, str, str]:
+    # '/' cannot occur in ids (Limits.check_id), so the pair is unambiguous.
+    base = f"engram:w:{{{tenant_id}/{session_id}}}"
+    return f"{base}:v", f"{base}:m", f"{base}:s"
+
+
+class WindowCache:
+    """Reads and writes windows; after a Redis error it stays away for `retry_after` seconds, so
+    an outage costs each request nothing but the PostgreSQL path."""
+
+    def __init__(
+        self, redis: Redis | None, *, window: int, ttl: int, metrics: Metrics, retry_after: float = 1.0
+    ) -> None:
+        self._redis = redis
+        self.window = window
+        self._ttl = ttl
+        self._metrics = metrics
+        self._retry_after = retry_after
+        self._down_until = 0.0
+        self._extend = redis.register_script(_EXTEND) if redis is not None else None
+        metrics.cache_up.set(1 if redis is not None else 0)
+
+    @property
+    def enabled(self) -> bool:
+        return self._redis is not None
+
+    @property
+    def healthy(self) -> bool:
+        return self._redis is not None and time.monotonic() >= self._down_until
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        if time.monotonic() >= self._down_until:
+            _log.warning("redis unavailable; serving from PostgreSQL", op=what, error=type(exc).__name__)
+        self._down_until = time.monotonic() + self._retry_after
+        self._metrics.cache_up.set(0)
+        self._metrics.cache_lookups.labels("error").inc()
+
+    def _ok(self) -> None:
+        self._metrics.cache_up.set(1)
+
+    async def get(self, tenant_id: str, session_id: str, version: Version) -> Window | None:
+        """The entry if it is at `version`; None on a miss, a stale entry or Redis trouble."""
+        if self._redis is None:
+            return None
+        if not self.healthy:
+            self._metrics.cache_lookups.labels("bypass").inc()
+            return None
+        kv, km, ks = _keys(tenant_id, session_id)
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.get(kv)
+                pipe.lrange(km, 0, -1)
+                pipe.get(ks)
+                tag, raw_messages, raw_summary = await pipe.execute()
+        except Exception as exc:
+            self._failed("get", exc)
+            return None
+        self._ok()
+        if tag is None:
+            self._metrics.cache_lookups.labels("miss").inc()
+            return None
+        tag = tag.decode()
+        if tag[:-2] != version.key() or raw_summary is None:
+            self._metrics.cache_lookups.labels("stale").inc()
+            return None
+        self._metrics.cache_lookups.labels("hit").inc()
+        return Window(
+            version=version,
+            messages=[orjson.loads(m) for m in raw_messages],
+            summary=orjson.loads(raw_summary) if raw_summary else None,
+            complete=tag.endswith("1"),
+        )
+
+    async def put(self, tenant_id: str, session_id: str, window: Window) -> None:
+        """Store a window read from PostgreSQL (in one snapshot with its version)."""
+        if not self.healthy or self._redis is None:
+            return
+        kv, km, ks = _keys(tenant_id, session_id)
+        messages = window.messages[-self.window :]
+        complete = window.complete and len(messages) == len(window.messages)
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.delete(km)
+                if messages:
+                    pipe.rpush(km, *[orjson.dumps(m) for m in messages])
+                    pipe.expire(km, self._ttl)
+                pipe.set(ks, orjson.dumps(window.summary) if window.summary else b"", ex=self._ttl)
+                pipe.set(kv, window.version.tag(complete), ex=self._ttl)
+                await pipe.execute()
+        except Exception as exc:
+            self._failed("put", exc)
+            return
+        self._ok()
+
+    async def extend(
+        self,
+        tenant_id: str,
+        session_id: str,
+        *,
+        base: Version,
+        new: Version,
+        messages: Sequence[dict[str, Any]],
+    ) -> bool:
+        """Write-through of an append: add its messages to an entry that is exactly at `base`.
+
+        Anything else (no entry, an older or newer one) is left alone: the next read rebuilds it.
+        """
+        if not self.healthy or self._extend is None or not messages:
+            return False
+        keys = _keys(tenant_id, session_id)
+        try:
+            done = await self._extend(
+                keys=list(keys),
+                args=[base.key(), new.key(), self.window, self._ttl, *[orjson.dumps(m) for m in messages]],
+            )
+        except Exception as exc:
+            self._failed("extend", exc)
+            return False
+        self._ok()
+        return bool(done)
+
+    async def evict(self, keys: Sequence[tuple[str, str]]) -> bool:
+        """Delete the entries of these (tenant, session) pairs; False if Redis did not answer."""
+        if self._redis is None:
+            return True
+        if not keys:
+            return True
+        try:
+            # One DEL per session: each session's keys share a hash slot, different sessions may not.
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for tenant_id, session_id in keys:
+                    pipe.delete(*_keys(tenant_id, session_id))
+                await pipe.execute()
+        except Exception as exc:
+            self._failed("evict", exc)
+            return False
+        self._ok()
+        return True

@@ -1,0 +1,137 @@
+"""The context block of a session's memory: its template, and fitting it to a token budget.
+
+The template (documented in docs/api.md) is a sequence of blocks, each ending in a newline and
+each starting with a non-space character:
+
+    ## Summary of the conversation up to message 120
+    <summary text>
+    <blank line>
+    ## Facts about the user
+    - <fact>
+    <blank line>
+    ## Recent messages
+    [2026-11-20 14:03 UTC] user (Ada): <content>
+    [2026-11-20 14:03 UTC] assistant: <content>
+
+With tiktoken's encodings no pre-token crosses such a boundary (a run of whitespace ending in a
+newline is its own pre-token, and the next block starts with a non-space), so the tokens of the
+whole are the sum of the tokens of the blocks: each block is counted once (a message's line is
+counted when it enters the cache) and the total is exact without encoding the whole context on
+every request. tests/test_memory.py checks the sum against a full count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Doc = dict[str, Any]
+Count = Callable[[str], int]
+MESSAGES_HEADER = "## Recent messages\n"
+FACTS_HEADER = "## Facts about the user\n"
+
+
+def message_line(doc: Doc) -> str:
+    at = str(doc["created_at"])
+    stamp = f"{at[:10]} {at[11:16]} UTC"
+    who = f"{doc['role']} ({doc['name']})" if doc.get("name") else str(doc["role"])
+    return f"[{stamp}] {who}: {doc['content']}\n"
+
+
+def summary_block(doc: Doc) -> str:
+    return f"## Summary of the conversation up to message {doc['to_seq']}\n{doc['content']}\n\n"
+
+
+def line_tokens(doc: Doc, count: Count) -> int:
+    """The tokens of a message's line; cached in the document under "lt"."""
+    cached = doc.get("lt")
+    if isinstance(cached, int):
+        return cached
+    n = count(message_line(doc))
+    doc["lt"] = n
+    return n
+
+
+@dataclass
+class Fitted:
+    context: str
+    token_count: int
+    summary: Doc | None
+    facts: list[Doc]
+    messages: list[Doc]  # oldest first
+    omitted: dict[str, Any] = field(default_factory=dict)
+
+
+def fit(
+    *,
+    max_tokens: int,
+    summary: Doc | None,
+    facts: Sequence[Doc],
+    newest_first: Iterable[Doc],
+    count: Count,
+    last_n: int | None,
+) -> Fitted:
+    """Summary first, then facts in the order given, then the newest messages, whole or not at all.
+
+    Stops at the first message that does not fit, so the messages stay a contiguous run ending
+    at the newest: a gap in the middle of a conversation misleads more than a shorter window.
+    """
+    left = max_tokens
+    blocks: list[str] = []
+    kept_summary: Doc | None = None
+    summary_omitted = False
+    if summary is not None:
+        block = summary_block(summary)
+        n = count(block)
+        if n <= left:
+            blocks.append(block)
+            left -= n
+            kept_summary = summary
+        else:
+            summary_omitted = True
+
+    kept_facts: list[Doc] = []
+    if facts:
+        lines = [f"- {f['content']}\n" for f in facts]
+        size = count(FACTS_HEADER)
+        for doc, line in zip(facts, lines, strict=True):
+            n = count(line)
+            if size + n + 1 > left:  # +1: the blank line that closes the block
+                break
+            kept_facts.append(doc)
+            size += n
+        while kept_facts:  # the +1 above is an estimate; the block's own count decides
+            block = FACTS_HEADER + "".join(lines[: len(kept_facts)]) + "\n"
+            size = count(block)
+            if size <= left:
+                blocks.append(block)
+                left -= size
+                break
+            kept_facts.pop()
+
+    kept: list[Doc] = []
+    header = count(MESSAGES_HEADER)
+    budget = left - header
+    for doc in newest_first:
+        if last_n is not None and len(kept) >= last_n:
+            break
+        n = line_tokens(doc, count)
+        if n > budget:
+            break
+        kept.append(doc)
+        budget -= n
+    kept.reverse()
+    if kept:
+        blocks.append(MESSAGES_HEADER)
+        blocks.extend(message_line(d) for d in kept)
+        left = budget
+    context = "".join(blocks)
+    return Fitted(
+        context=context,
+        token_count=max_tokens - left,
+        summary=kept_summary,
+        facts=kept_facts,
+        messages=kept,
+        omitted={"summary": summary_omitted, "facts": len(facts) - len(kept_facts)},
+    )

@@ -1,0 +1,76 @@
+"""Memory: HTTP in, a service call, HTTP out."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import orjson
+from fastapi import APIRouter, Query, Response
+
+from app.deps import Cache, CheckedLimits, Config, ReadConn, SessionIdPath, TenantId, Tok
+from app.errors import ValidationFailed, problem_responses
+from app.memory import service
+from app.memory.schemas import MemoryOut
+from app.messages.schemas import Role
+
+router = APIRouter(prefix="/sessions/{session_id}", tags=["memory"])
+
+
+@router.get(
+    "/memory",
+    summary="Get a session's memory",
+    description="What to put in a prompt for this session, within `max_tokens`: the latest "
+    "summary, the user's facts relevant to `query`, and the newest messages that fit (whole, in "
+    "order), as JSON and as one `context` string whose exact token count is `token_count`. "
+    "Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the "
+    "Redis window answered (`hit`) or PostgreSQL did (`miss`).",
+    response_model=MemoryOut,
+    responses=problem_responses(404, 422),
+)
+async def get_memory(
+    session_id: SessionIdPath,
+    conn: ReadConn,
+    tenant: TenantId,
+    cache: Cache,
+    tokenizer: Tok,
+    limits: CheckedLimits,
+    settings: Config,
+    max_tokens: Annotated[int, Query(ge=0, description="Token budget of `context`.")] = 2000,
+    query: Annotated[
+        str | None, Query(min_length=1, description="What the next turn is about (ranks facts).")
+    ] = None,
+    last_n: Annotated[int | None, Query(ge=1, le=10_000, description="At most this many messages.")] = None,
+    role: Annotated[
+        list[Role] | None, Query(description="Only messages of these roles (repeatable).")
+    ] = None,
+) -> Response:
+    if max_tokens > settings.memory_max_tokens:
+        raise ValidationFailed(
+            f"max_tokens: is {max_tokens}; the limit is {settings.memory_max_tokens}",
+            errors=[{"loc": ["query", "max_tokens"], "msg": "too large", "type": "too_large"}],
+        )
+    if query is not None:
+        if len(query) > settings.max_query_chars:
+            raise ValidationFailed(
+                f"query: is {len(query)} characters; the limit is {settings.max_query_chars}",
+                errors=[{"loc": ["query", "query"], "msg": "too long", "type": "too_long"}],
+            )
+        limits.check_text(query, ["query", "query"])
+    memory = await service.get_memory(
+        conn,
+        cache=cache,
+        tokenizer=tokenizer,
+        tenant_id=tenant,
+        session_id=session_id,
+        max_tokens=max_tokens,
+        query=query,
+        last_n=last_n,
+        roles={r.value for r in role} if role else None,
+    )
+    # Serialised here, not through the response model: the documents are already in the API's
+    # shape, and skipping a pydantic round trip per message matters on this hot path.
+    return Response(
+        orjson.dumps(memory.body),
+        media_type="application/json",
+        headers={"X-Engram-Cache": "hit" if memory.source == "cache" else "miss"},
+    )

@@ -1,0 +1,275 @@
+"""A session's memory: the latest summary, the relevant facts and the newest messages that fit
+a token budget, from the Redis window when it is current, else from PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.ai.tokenizer import Tokenizer
+from app.cache import Version, Window, WindowCache
+from app.errors import NotFound
+from app.memory.context import Doc, fit, line_tokens
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+PAGE = 64  # messages per PostgreSQL read when the budget reaches past what is in hand
+
+_US = "(extract(epoch FROM {0}) * 1000000)::bigint"
+_MSG = (
+    "json_build_array(message_id, seq, role, name, content, metadata, token_count, "
+    f"{_US.format('created_at')}, {_US.format('updated_at')})"
+)
+_SUMMARY = (
+    "SELECT json_build_array(summary_id, from_seq, to_seq, content, token_count, "
+    f"{_US.format('created_at')}) FROM summaries "
+    "WHERE tenant_id = :t AND session_id = :s ORDER BY to_seq DESC LIMIT 1"
+)
+_VERSION = (
+    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch "
+    "FROM sessions WHERE tenant_id = :t AND session_id = :s"
+)
+# The session's version, newest messages and latest summary in one statement, so one snapshot:
+# a window is stored under exactly the version it was read at.
+_WINDOW = text(
+    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
+    f"(SELECT json_agg({_MSG} ORDER BY seq) FROM (SELECT * FROM messages "
+    "  WHERE tenant_id = :t AND session_id = :s ORDER BY seq DESC LIMIT :n) m) AS messages, "
+    f"({_SUMMARY}) AS summary "
+    "FROM sessions WHERE tenant_id = :t AND session_id = :s"
+)
+_OLDER = text(
+    f"SELECT json_agg({_MSG} ORDER BY seq DESC) FROM (SELECT * FROM messages "
+    "WHERE tenant_id = :t AND session_id = :s AND seq < :before ORDER BY seq DESC LIMIT :n) m"
+)
+
+
+def iso(value: datetime) -> str:
+    """The API's timestamp form (as pydantic writes it): ISO 8601 in UTC with a Z."""
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _from_us(us: int) -> str:
+    return iso(_EPOCH + timedelta(microseconds=us))
+
+
+def _json(value: Any) -> Any:
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
+
+
+def _message_doc(session_id: str, row: Sequence[Any]) -> Doc:
+    mid, seq, role, name, content, metadata, tokens, created, updated = row
+    return {
+        "message_id": str(mid),
+        "session_id": session_id,
+        "seq": seq,
+        "role": role,
+        "name": name,
+        "content": content,
+        "metadata": metadata,
+        "token_count": tokens,
+        "created_at": _from_us(created),
+        "updated_at": _from_us(updated),
+    }
+
+
+def _summary_doc(row: Sequence[Any] | None) -> Doc | None:
+    if row is None:
+        return None
+    sid, from_seq, to_seq, content, tokens, created = row
+    return {
+        "summary_id": str(sid),
+        "from_seq": from_seq,
+        "to_seq": to_seq,
+        "content": content,
+        "token_count": tokens,
+        "created_at": _from_us(created),
+    }
+
+
+def message_doc(msg: Any) -> Doc:
+    """A message as the cache and the memory answer hold it (from a MessageOut)."""
+    return {
+        "message_id": str(msg.message_id),
+        "session_id": msg.session_id,
+        "seq": msg.seq,
+        "role": str(msg.role),
+        "name": msg.name,
+        "content": msg.content,
+        "metadata": msg.metadata,
+        "token_count": msg.token_count,
+        "created_at": iso(msg.created_at),
+        "updated_at": iso(msg.updated_at),
+    }
+
+
+@dataclass
+class _Head:
+    user_id: str
+    version: Version
+    summarized_seq: int
+
+
+def _head(row: Any) -> _Head:
+    return _Head(
+        user_id=row.user_id,
+        version=Version(last_seq=row.last_seq, cache_gen=row.cache_gen, epoch=row.epoch),
+        summarized_seq=row.summarized_seq,
+    )
+
+
+async def _read_window(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, size: int
+) -> tuple[_Head, Window]:
+    row = (await conn.execute(_WINDOW, {"t": tenant_id, "s": session_id, "n": size})).first()
+    if row is None:
+        raise NotFound(f"No session {session_id}.")
+    head = _head(row)
+    messages = [_message_doc(session_id, m) for m in _json(row.messages) or []]
+    window = Window(
+        version=head.version,
+        messages=messages,
+        summary=_summary_doc(_json(row.summary)),
+        complete=len(messages) < size,
+    )
+    return head, window
+
+
+async def _read_older(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    session_id: str,
+    newest_first: list[Doc],
+    max_tokens: int,
+    last_n: int | None,
+    tokenizer: Tokenizer,
+) -> None:
+    """Extend `newest_first` with older messages, a page at a time, until the budget (or last_n)
+    is covered or the session's first message is in hand."""
+    tokens = sum(line_tokens(d, tokenizer.count) for d in newest_first)
+    while tokens <= max_tokens and (last_n is None or len(newest_first) < last_n):
+        before = newest_first[-1]["seq"]
+        rows = _json(
+            (
+                await conn.execute(_OLDER, {"t": tenant_id, "s": session_id, "before": before, "n": PAGE})
+            ).scalar()
+        )
+        for r in rows or []:
+            doc = _message_doc(session_id, r)
+            newest_first.append(doc)
+            tokens += line_tokens(doc, tokenizer.count)
+        if not rows or len(rows) < PAGE:
+            return
+
+
+@dataclass
+class Memory:
+    body: dict[str, Any]
+    source: str  # "cache", "database" (cache miss or no cache)
+
+
+async def get_memory(
+    conn: AsyncConnection,
+    *,
+    cache: WindowCache,
+    tokenizer: Tokenizer,
+    tenant_id: str,
+    session_id: str,
+    max_tokens: int,
+    query: str | None,
+    last_n: int | None,
+    roles: set[str] | None,
+) -> Memory:
+    window: Window | None = None
+    head: _Head | None = None
+    source = "database"
+    if cache.healthy:
+        row = (await conn.execute(text(_VERSION), {"t": tenant_id, "s": session_id})).first()
+        if row is None:
+            raise NotFound(f"No session {session_id}.")
+        head = _head(row)
+        window = await cache.get(tenant_id, session_id, head.version)
+        if window is not None:
+            source = "cache"
+    if window is None:
+        size = cache.window if cache.healthy else PAGE
+        head, window = await _read_window(conn, tenant_id=tenant_id, session_id=session_id, size=size)
+        if cache.healthy:
+            for doc in window.messages:  # counted once, then carried by the cache entry
+                line_tokens(doc, tokenizer.count)
+            await cache.put(tenant_id, session_id, window)
+    assert head is not None
+
+    in_hand = list(reversed(window.messages))
+    if not window.complete and in_hand:  # the budget may reach past the window (rare)
+        await _read_older(
+            conn,
+            tenant_id=tenant_id,
+            session_id=session_id,
+            newest_first=in_hand,
+            max_tokens=max_tokens,
+            last_n=last_n,
+            tokenizer=tokenizer,
+        )
+
+    def candidates() -> Iterator[Doc]:
+        for doc in in_hand:
+            if roles is None or doc["role"] in roles:
+                yield doc
+
+    fitted = fit(
+        max_tokens=max_tokens,
+        summary=window.summary,
+        # User facts join here once they exist (issue 5), ranked by `query` or the last user turn.
+        facts=[],
+        newest_first=candidates(),
+        count=tokenizer.count,
+        last_n=last_n,
+    )
+    boundary = fitted.summary["to_seq"] if fitted.summary else 0
+    first = fitted.messages[0]["seq"] if fitted.messages else head.version.last_seq + 1
+    left_out = sum(
+        1 for doc in in_hand if boundary < doc["seq"] < first and (roles is None or doc["role"] in roles)
+    )
+    body = {
+        "session_id": session_id,
+        "user_id": head.user_id,
+        "last_seq": head.version.last_seq,
+        "summary": fitted.summary,
+        "facts": fitted.facts,
+        "messages": [{k: v for k, v in d.items() if k != "lt"} for d in fitted.messages],
+        "context": fitted.context,
+        "token_count": fitted.token_count,
+        "max_tokens": max_tokens,
+        "omitted": {
+            "summary": fitted.omitted["summary"],
+            "facts": fitted.omitted["facts"],
+            "unsummarized_messages": left_out,
+        },
+    }
+    return Memory(body=body, source=source)
+
+
+async def write_through(
+    cache: WindowCache,
+    *,
+    tenant_id: str,
+    session_id: str,
+    base: Version,
+    new: Version,
+    messages: Sequence[Any],
+    tokenizer: Tokenizer,
+) -> None:
+    """After an append commits: add its messages to the session's entry if it is at `base`."""
+    if not cache.healthy:
+        return
+    docs = [message_doc(m) for m in messages]
+    for doc in docs:
+        line_tokens(doc, tokenizer.count)
+    await cache.extend(tenant_id, session_id, base=base, new=new, messages=docs)

@@ -1,0 +1,157 @@
+"""Summaries: the latest, the history, and forcing one (which the worker then writes)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from app.errors import InvalidCursor, NotFound
+from app.pagination import Page, decode_cursor, encode_cursor
+from app.summaries.schemas import SummarizeAccepted, SummaryJob, SummaryOut, SummaryState
+
+_COLS = "summary_id, session_id, from_seq, to_seq, message_count, content, token_count, provider, created_at"
+_JOB_COLS = "status, attempts, error, run_after, force_to_seq"
+POLL_SECONDS = 0.05
+
+
+async def _session_row(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> Any:
+    row = (
+        await conn.execute(
+            text("SELECT last_seq, summarized_seq FROM sessions WHERE tenant_id = :t AND session_id = :s"),
+            {"t": tenant_id, "s": session_id},
+        )
+    ).first()
+    if row is None:
+        raise NotFound(f"No session {session_id}.")
+    return row
+
+
+async def _job(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SummaryJob | None:
+    row = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_JOB_COLS} FROM jobs "
+                    "WHERE tenant_id = :t AND kind = 'summarize' AND session_id = :s"
+                ),
+                {"t": tenant_id, "s": session_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return SummaryJob(**row) if row is not None else None
+
+
+async def summary_state(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SummaryState:
+    session = await _session_row(conn, tenant_id=tenant_id, session_id=session_id)
+    row = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_COLS} FROM summaries WHERE tenant_id = :t AND session_id = :s "
+                    "ORDER BY to_seq DESC LIMIT 1"
+                ),
+                {"t": tenant_id, "s": session_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return SummaryState(
+        session_id=session_id,
+        last_seq=session.last_seq,
+        summarized_seq=session.summarized_seq,
+        summary=SummaryOut(**row) if row is not None else None,
+        job=await _job(conn, tenant_id=tenant_id, session_id=session_id),
+    )
+
+
+async def list_summaries(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, limit: int, cursor: str | None
+) -> Page[SummaryOut]:
+    """Newest first: each step of the progressive summary, with the seqs it covers."""
+    await _session_row(conn, tenant_id=tenant_id, session_id=session_id)
+    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": limit + 1}
+    after = ""
+    if cursor:
+        (pos,), _ = decode_cursor(cursor, "summaries", 1)
+        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 2**63:
+            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+        after = "AND to_seq < :pos"
+        params["pos"] = pos
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_COLS} FROM summaries WHERE tenant_id = :t AND session_id = :s {after} "
+                    "ORDER BY to_seq DESC LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    items = [SummaryOut(**r) for r in rows[:limit]]
+    nxt = encode_cursor("summaries", [items[-1].to_seq]) if len(rows) > limit else None
+    return Page[SummaryOut](items=items, next_cursor=nxt)
+
+
+async def force_summary(engine: AsyncEngine, *, tenant_id: str, session_id: str) -> SummarizeAccepted:
+    """Queue a summary of every message so far (also revives a failed summary job), in a
+    transaction of its own: committed on return, so a worker can take it at once."""
+    async with engine.begin() as conn:
+        return await _force(conn, tenant_id=tenant_id, session_id=session_id)
+
+
+async def _force(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SummarizeAccepted:
+    session = await _session_row(conn, tenant_id=tenant_id, session_id=session_id)
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "INSERT INTO jobs (tenant_id, kind, session_id, force_to_seq) "
+                    "VALUES (:t, 'summarize', :s, :to) "
+                    "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET "
+                    "  force_to_seq = greatest(jobs.force_to_seq, excluded.force_to_seq), "
+                    "  status = 'pending', attempts = 0, error = NULL, run_after = now(), updated_at = now() "
+                    f"RETURNING {_JOB_COLS}"
+                ),
+                {"t": tenant_id, "s": session_id, "to": session.last_seq},
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return SummarizeAccepted(
+        session_id=session_id,
+        up_to_seq=session.last_seq,
+        done=session.summarized_seq >= session.last_seq,
+        job=SummaryJob(**row),
+    )
+
+
+async def wait_for_summary(
+    engine: AsyncEngine, *, tenant_id: str, session_id: str, accepted: SummarizeAccepted, seconds: float
+) -> SummarizeAccepted:
+    """Poll (bounded) until the summary watermark reaches the forced seq."""
+    deadline = time.monotonic() + seconds
+    while True:
+        async with engine.connect() as conn:
+            state = await summary_state(conn, tenant_id=tenant_id, session_id=session_id)
+        done = state.summarized_seq >= accepted.up_to_seq
+        failed = state.job is not None and state.job.status == "failed"
+        if done or failed or time.monotonic() >= deadline:
+            return SummarizeAccepted(
+                session_id=session_id,
+                up_to_seq=accepted.up_to_seq,
+                done=done,
+                summary=state.summary if done else None,
+                job=state.job,
+            )
+        await asyncio.sleep(POLL_SECONDS)
