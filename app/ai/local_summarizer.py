@@ -27,7 +27,17 @@ MAX_CANDIDATES = 256  # bounds the embedding call; the most promising (by boosts
 DUPLICATE = 0.9  # cosine above which a sentence repeats one already kept
 MMR_LAMBDA = 0.3  # weight of the similarity to kept sentences, against salience
 SLACK = 8  # tokens of error allowed in the additive cost estimate before counting exactly
-BOOSTS = {"name": 0.10, "number": 0.10, "date": 0.10, "fact": 0.15, "previous": 0.15, "question": -0.05}
+# "user": what the user says about themselves is what a memory is for; an assistant's suggestions
+# are less often worth keeping.
+BOOSTS = {
+    "name": 0.10,
+    "number": 0.10,
+    "date": 0.10,
+    "fact": 0.15,
+    "previous": 0.15,
+    "question": -0.05,
+    "user": 0.10,
+}
 
 
 def _words(text: str) -> frozenset[str]:
@@ -50,7 +60,9 @@ _FILLER = _words(
     anytime glad happy help helps helped to i me my we us your yours it its this that the a an is are
     was be am do does did can could would will shall may might how what anything else there here today
     again just so and or but for with of all too very much well totally absolutely indeed noted
-    understood course that's it's you're i'm what's here's there's let's i'll you'll we'll"""
+    understood course that's it's you're i'm what's here's there's let's i'll you'll we'll wonderful
+    amazing fantastic excellent lovely interesting exciting congratulations congrats really definitely
+    exactly agreed good"""
 )
 _FACT = re.compile(
     r"\b(?:i|we)(?:['\u2019](?:m|re|ve|ll|d)|\s+(?:am|are|was|were|have|had|will|would|shall|plan|want|"
@@ -144,6 +156,7 @@ class _Candidate:
     previous: bool
     filler: bool
     boost: float = 0.0
+    by_user: bool = False
     # Token costs, to estimate what adding the sentence adds to the rendered summary
     cost: int = 0
     speaker_cost: int = 0  # a line of its own ("Alice: ")
@@ -154,7 +167,12 @@ def is_low_information(sentence: str) -> bool:
     """Greetings, thanks, "ok", "how can I help?": no number and only filler words."""
     if any(ch.isdigit() for ch in sentence):
         return False
-    return all(w.lower() in _FILLER for w in _WORD.findall(sentence))
+    words = _WORD.findall(sentence)
+    # "Both.", "Sounds good!": too short to stand alone in a summary. ASCII only: a short CJK
+    # sentence is one "word" to this pattern and may say a lot.
+    if len(words) <= 2 and len(sentence) < 16 and sentence.isascii():
+        return True
+    return all(w.lower() in _FILLER for w in words)
 
 
 def _boost(c: _Candidate) -> float:
@@ -166,6 +184,7 @@ def _boost(c: _Candidate) -> float:
         "fact": bool(_FACT.search(c.text)),
         "previous": c.previous,
         "question": c.text.rstrip(_CLOSERS).endswith(("?", "\uff1f")),
+        "user": c.by_user,
     }
     return sum(BOOSTS[k] for k, on in features.items() if on)
 
@@ -227,7 +246,11 @@ class LocalSummarizer:
             for sentence in split_sentences(turn.content):
                 filler = is_low_information(sentence)
                 for piece in self._pieces(resolve_relative_dates(sentence, turn.created_at)):
-                    out.append(_Candidate(piece, group, speaker, turn_day, False, filler))
+                    out.append(
+                        _Candidate(
+                            piece, group, speaker, turn_day, False, filler, by_user=turn.role == "user"
+                        )
+                    )
         for c in out:
             c.boost = _boost(c)
         return out
