@@ -20,6 +20,7 @@ from app.memory.context import Doc, fit, line_tokens
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE = 64  # messages per PostgreSQL read when the budget reaches past what is in hand
 
+_MSG_COLS = "message_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
 _US = "(extract(epoch FROM {0}) * 1000000)::bigint"
 _MSG = (
     "json_build_array(message_id, seq, role, name, content, metadata, token_count, "
@@ -38,13 +39,13 @@ _VERSION = (
 # a window is stored under exactly the version it was read at.
 _WINDOW = text(
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
-    f"(SELECT json_agg({_MSG} ORDER BY seq) FROM (SELECT * FROM messages "
+    f"(SELECT json_agg({_MSG} ORDER BY seq) FROM (SELECT {_MSG_COLS} FROM messages "
     "  WHERE tenant_id = :t AND session_id = :s ORDER BY seq DESC LIMIT :n) m) AS messages, "
     f"({_SUMMARY}) AS summary "
     "FROM sessions WHERE tenant_id = :t AND session_id = :s"
 )
 _OLDER = text(
-    f"SELECT json_agg({_MSG} ORDER BY seq DESC) FROM (SELECT * FROM messages "
+    f"SELECT json_agg({_MSG} ORDER BY seq DESC) FROM (SELECT {_MSG_COLS} FROM messages "
     "WHERE tenant_id = :t AND session_id = :s AND seq < :before ORDER BY seq DESC LIMIT :n) m"
 )
 
