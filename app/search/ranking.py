@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,6 +17,7 @@ import numpy.typing as npt
 @dataclass
 class Candidate:
     row: dict[str, Any]
+    kind: str = "messages"
     semantic: float | None = None
     keyword: float | None = None
     fused: float = 0.0
@@ -24,22 +26,30 @@ class Candidate:
     vector: npt.NDArray[np.float32] | None = field(default=None, repr=False)
 
 
+def _message_key(row: dict[str, Any]) -> Any:
+    return row["message_id"]
+
+
 def merge(
-    semantic: list[dict[str, Any]], keyword: list[dict[str, Any]]
+    semantic: list[dict[str, Any]],
+    keyword: list[dict[str, Any]],
+    *,
+    key: Callable[[dict[str, Any]], Any] = _message_key,
+    kind: str = "messages",
 ) -> tuple[dict[Any, Candidate], list[Any], list[Any]]:
-    """One Candidate per message; returns them with the two rankings as lists of ids.
+    """One Candidate per row (`key` names it); returns them with the two rankings as lists of keys.
 
     Keyword rows may carry their cosine too (hybrid reads it), so every candidate has both parts."""
     cands: dict[Any, Candidate] = {}
     for row in semantic:
-        c = cands.setdefault(row["message_id"], Candidate(row=row))
+        c = cands.setdefault(key(row), Candidate(row=row, kind=kind))
         c.semantic = float(row["semantic"])
     for row in keyword:
-        c = cands.setdefault(row["message_id"], Candidate(row=row))
+        c = cands.setdefault(key(row), Candidate(row=row, kind=kind))
         c.keyword = float(row["keyword"])
         if c.semantic is None and row.get("semantic") is not None:
             c.semantic = float(row["semantic"])
-    return cands, [r["message_id"] for r in semantic], [r["message_id"] for r in keyword]
+    return cands, [key(r) for r in semantic], [key(r) for r in keyword]
 
 
 # --- hybrid: weighted fusion with the conversation around each turn ------------------------------
@@ -127,6 +137,19 @@ def in_context(cands: dict[Any, Candidate], neighbours: list[dict[str, Any]], qu
         if mentions(words, c.row["name"]):
             score += w.speaker
         c.fused = min(score / w.ceiling, 1.0)
+
+
+def on_its_own(cands: Iterable[Candidate], w: Weights) -> None:
+    """Set `fused` from each candidate's own relevance, on the scale of `in_context`: for hits with
+    no conversation around them (summaries), which so earn none of the turn bonuses. At equal
+    cosine and keyword score a fitting turn thus ranks above a summary: it is the verbatim record."""
+    for c in cands:
+        c.fused = min(relevance(c, w.keyword) / w.ceiling, 1.0)
+
+
+def by_score(keys: list[Any], score: Callable[[Any], float]) -> list[Any]:
+    """One ranking of several kinds' keys, highest score first (stable: ties keep their order)."""
+    return sorted(keys, key=score, reverse=True)
 
 
 def _is_question(row: dict[str, Any] | None) -> bool:

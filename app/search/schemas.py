@@ -18,7 +18,7 @@ class Kind(StrEnum):
     summaries = "summaries"
 
 
-AVAILABLE_KINDS = {Kind.messages}
+AVAILABLE_KINDS = {Kind.messages, Kind.summaries}
 
 
 class Mode(StrEnum):
@@ -29,11 +29,20 @@ class Mode(StrEnum):
 
 class Filters(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    roles: list[Role] | None = Field(None, min_length=1, description="Only these roles.")
-    metadata: dict[str, Any] | None = Field(
-        None, description="JSON containment: hits whose metadata contains this object."
+    roles: list[Role] | None = Field(
+        None,
+        min_length=1,
+        description="Only messages of these roles. A summary mixes every role, so a role filter "
+        "excludes all summaries.",
     )
-    created_after: datetime | None = Field(None, description="created_at >= this (no zone: UTC).")
+    metadata: dict[str, Any] | None = Field(
+        None,
+        description="JSON containment: hits whose metadata contains this object. A summary's metadata "
+        'is `{"from_seq", "to_seq"}`, so only a filter on those keys can match a summary.',
+    )
+    created_after: datetime | None = Field(
+        None, description="created_at >= this (no zone: UTC). A summary's created_at is when it was written."
+    )
     created_before: datetime | None = Field(None, description="created_at < this (no zone: UTC).")
     session_ids: list[str] | None = Field(None, min_length=1, max_length=1000, description="Only these.")
 
@@ -54,7 +63,7 @@ class SearchRequest(BaseModel):
                 {
                     "query": "where does Ada live now?",
                     "user_id": "user-42",
-                    "kinds": ["messages"],
+                    "kinds": ["messages", "summaries"],
                     "mode": "hybrid",
                     "limit": 5,
                     "filters": {"roles": ["user"]},
@@ -66,7 +75,12 @@ class SearchRequest(BaseModel):
     query: str = Field(min_length=1, description="What to look for, in natural language.")
     user_id: str | None = Field(None, description="Only this user's data.")
     session_id: str | None = Field(None, description="Only this session.")
-    kinds: list[Kind] = Field(default_factory=lambda: [Kind.messages], min_length=1)
+    kinds: list[Kind] = Field(
+        default_factory=lambda: [Kind.messages],
+        min_length=1,
+        description="What to search: `messages`, `summaries` (each step of a session's progressive "
+        "summary) or both, ranked together by score. `facts` is refused with a 422 until facts exist.",
+    )
     mode: Mode = Mode.hybrid
     limit: int = Field(10, ge=1, le=100)
     min_score: float | None = Field(None, ge=0, le=1, description="Drop hits scoring below this.")
@@ -76,7 +90,11 @@ class SearchRequest(BaseModel):
     )
     recency: Recency | None = Field(None, description="Favour newer hits.")
     wait_for_indexing_ms: int = Field(
-        0, ge=0, le=10_000, description="Wait up to this long until the scope is fully indexed."
+        0,
+        ge=0,
+        le=10_000,
+        description="Wait up to this long until the scope's messages are all embedded. Summaries are "
+        "embedded as they are written, so a summaries-only search never waits.",
     )
 
     @field_validator("kinds")
@@ -105,7 +123,7 @@ class SearchRequest(BaseModel):
         missing = [k.value for k in self.kinds if k not in AVAILABLE_KINDS]
         if missing:
             raise ValidationFailed(
-                f"kinds: {', '.join(missing)} cannot be searched yet; use messages",
+                f"kinds: {', '.join(missing)} cannot be searched yet; use messages or summaries",
                 errors=[{"loc": ["kinds"], "msg": "not available yet", "type": "unavailable_kind"}],
             )
 
@@ -115,28 +133,38 @@ class ScoreParts(BaseModel):
     keyword: float | None = Field(None, description="Full-text rank, normalised to 0..1.")
     fused: float = Field(
         description="The mode's relevance, 0..1 (hybrid: cosine + weighted keyword and conversation "
-        "context, or normalised RRF with ENGRAM_SEARCH_FUSION=rrf)."
+        "context, or normalised RRF with ENGRAM_SEARCH_FUSION=rrf). One scale for every kind: a summary "
+        "has no conversation around it, so it earns its cosine and keyword parts only."
     )
     recency: float | None = Field(None, description="0..1, halves every half_life_hours.")
 
 
 class SearchHit(BaseModel):
     kind: Kind
-    id: uuid.UUID
+    id: uuid.UUID = Field(description="The message_id, or for a summary its summary_id.")
     session_id: str
     user_id: str
-    seq: int | None = None
-    role: Role | None = None
-    name: str | None = None
+    seq: int | None = Field(
+        None,
+        description="The message's seq; for a summary its `to_seq`: it stands for every message of "
+        "the session up to there.",
+    )
+    role: Role | None = Field(None, description="The message's role (none for a summary).")
+    name: str | None = Field(None, description="The message's speaker name (none for a summary).")
     content: str
-    metadata: dict[str, Any]
-    created_at: datetime
+    metadata: dict[str, Any] = Field(
+        description='The message\'s metadata, unchanged; for a summary `{"from_seq", "to_seq"}`: the '
+        "seqs its step read."
+    )
+    created_at: datetime = Field(description="When the message was sent, or the summary written.")
     score: float
     scores: ScoreParts
 
 
 class IndexingState(BaseModel):
-    pending: int = Field(description="Messages in the scope not yet embedded.")
+    pending: int = Field(
+        description="Messages in the scope not yet embedded (0 when only summaries were searched)."
+    )
     complete: bool = Field(description="True when every message in the scope is searchable by meaning.")
 
 
@@ -159,7 +187,21 @@ class SearchResponse(BaseModel):
                             "created_at": "2026-11-25T10:00:00Z",
                             "score": 0.91,
                             "scores": {"semantic": 0.62, "keyword": 0.09, "fused": 0.91},
-                        }
+                        },
+                        {
+                            "kind": "summaries",
+                            "id": "5c2d7a90-3e41-4f0b-8b7e-2a9c6d1e4f30",
+                            "session_id": "sess-1",
+                            "user_id": "user-42",
+                            "seq": 20,
+                            "role": None,
+                            "name": None,
+                            "content": "[2026-11-25] Ada: I moved to Lisbon last week.\nI work remotely.",
+                            "metadata": {"from_seq": 1, "to_seq": 20},
+                            "created_at": "2026-11-25T11:00:00Z",
+                            "score": 0.31,
+                            "scores": {"semantic": 0.55, "keyword": 0.09, "fused": 0.31},
+                        },
                     ],
                     "indexing": {"pending": 0, "complete": True},
                 }

@@ -1,4 +1,5 @@
-"""Search over a tenant's messages: semantic (pgvector), keyword (full text) or both, fused."""
+"""Search over a tenant's messages and summaries: semantic (pgvector), keyword (full text) or both,
+fused, the kinds ranked together."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from app.ai.embedder import Embedder
 from app.config import Settings
 from app.indexing.tasks import vector_literal
 from app.jsonutil import loads
-from app.search import ranking
+from app.search import ranking, summaries
 from app.search import sql as q
 from app.search.schemas import (
     IndexingState,
@@ -38,30 +39,47 @@ async def search(
     embedder: Embedder,
     settings: Settings,
 ) -> SearchResponse:
+    kinds = set(req.kinds)
     scope = q.build_scope(tenant_id, req)
-    pending = await _wait_for_indexing(conn, scope, req.wait_for_indexing_ms / 1000)
+    pending = 0  # summaries are embedded in the transaction that writes them: only messages wait
+    if Kind.messages in kinds:
+        pending = await _wait_for_indexing(conn, scope, req.wait_for_indexing_ms / 1000)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
-    semantic_rows: list[dict[str, Any]] = []
-    keyword_rows: list[dict[str, Any]] = []
+    weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
+    query_vec = None
     if req.mode in (Mode.semantic, Mode.hybrid):
         query_vec = (await embedder.embed([req.query]))[0]
-        semantic_rows = await _semantic(conn, scope, query_vec, n, with_vectors, settings)
-    weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
-    if req.mode in (Mode.keyword, Mode.hybrid):
-        params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
+    cands: dict[Any, ranking.Candidate] = {}
+    sem_ids: list[Any] = []
+    kw_ids: list[Any] = []
+    if Kind.messages in kinds:
+        cands, sem_ids, kw_ids = await _messages(
+            conn, scope, req, query_vec, n, with_vectors=with_vectors, weighted=weighted, settings=settings
+        )
+    summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
+    if summary_scope is not None:
+        more, more_sem, more_kw = await summaries.candidates(
+            conn,
+            summary_scope,
+            req,
+            query_vec=None if query_vec is None else vector_literal(query_vec),
+            n=n,
+            with_vectors=with_vectors,
+            weighted=weighted,
+            idf_cap=IDF_SCOPE_CAP,
+        )
         if weighted:
-            params["q"] = vector_literal(query_vec)
-        keyword_rows = await _rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
-    cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
-    if weighted:
-        weights = _weights(settings)
-        neighbours = await _neighbours(conn, scope, cands, query_vec, weights, with_vectors, settings)
-        ranking.in_context(cands, neighbours, req.query, weights)
+            ranking.on_its_own(more.values(), _weights(settings))
+        cands.update(more)
+        # RRF reads ranks, so each method gets one ranking over both kinds; their scores share a scale.
+        sem_ids = ranking.by_score(sem_ids + more_sem, lambda k: cands[k].semantic or 0.0)
+        kw_ids = ranking.by_score(kw_ids + more_kw, lambda k: cands[k].keyword or 0.0)
     _score(cands, req, sem_ids, kw_ids, settings.search_rrf_k, fused=weighted)
     ordered = sorted(cands.values(), key=lambda c: c.score, reverse=True)
     if req.min_score is not None:
-        ordered = [c for c in ordered if c.score >= req.min_score]
+        # Against the score as reported (rounded), so a hit's own score passed back keeps it.
+        ordered = [c for c in ordered if _rounded(c.score) >= req.min_score]
     if with_vectors:
         for c in ordered:
             if c.row.get("vec"):
@@ -72,6 +90,35 @@ async def search(
         indexing=IndexingState(pending=pending, complete=pending == 0),
         mode=req.mode.value,
     )
+
+
+async def _messages(
+    conn: AsyncConnection,
+    scope: q.Scope,
+    req: SearchRequest,
+    query_vec: Any,
+    n: int,
+    *,
+    with_vectors: bool,
+    weighted: bool,
+    settings: Settings,
+) -> tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]:
+    """Message candidates and the two rankings; with `weighted`, their `fused` parts are set."""
+    semantic_rows: list[dict[str, Any]] = []
+    keyword_rows: list[dict[str, Any]] = []
+    if req.mode in (Mode.semantic, Mode.hybrid):
+        semantic_rows = await _semantic(conn, scope, query_vec, n, with_vectors, settings)
+    if req.mode in (Mode.keyword, Mode.hybrid):
+        params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
+        if weighted:
+            params["q"] = vector_literal(query_vec)
+        keyword_rows = await _rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
+    cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
+    if weighted:
+        weights = _weights(settings)
+        neighbours = await _neighbours(conn, scope, cands, query_vec, weights, with_vectors, settings)
+        ranking.in_context(cands, neighbours, req.query, weights)
+    return cands, sem_ids, kw_ids
 
 
 def _weights(settings: Settings) -> ranking.Weights:
@@ -172,22 +219,27 @@ async def _wait_for_indexing(conn: AsyncConnection, scope: q.Scope, seconds: flo
 
 def _hit(c: ranking.Candidate) -> SearchHit:
     r = c.row
+    if c.kind == Kind.summaries:
+        own = summaries.hit_fields(r)
+    else:
+        own = {"id": r["message_id"], "seq": r["seq"], "role": r["role"], "name": r["name"]}
     return SearchHit(
-        kind=Kind.messages,
-        id=r["message_id"],
+        kind=Kind(c.kind),
         session_id=r["session_id"],
         user_id=r["user_id"],
-        seq=r["seq"],
-        role=r["role"],
-        name=r["name"],
         content=r["content"],
         metadata=r["metadata"],
         created_at=r["created_at"],
-        score=round(c.score, 6),
+        score=_rounded(c.score),
         scores=ScoreParts(
-            semantic=None if c.semantic is None else round(c.semantic, 6),
-            keyword=None if c.keyword is None else round(c.keyword, 6),
-            fused=round(c.fused, 6),
-            recency=None if c.recency is None else round(c.recency, 6),
+            semantic=None if c.semantic is None else _rounded(c.semantic),
+            keyword=None if c.keyword is None else _rounded(c.keyword),
+            fused=_rounded(c.fused),
+            recency=None if c.recency is None else _rounded(c.recency),
         ),
+        **own,
     )
+
+
+def _rounded(score: float) -> float:
+    return round(score, 6)

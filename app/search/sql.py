@@ -1,4 +1,5 @@
-"""SQL of the two retrieval methods. Every filter is pushed into the query; the tenant always is."""
+"""SQL of the two retrieval methods over messages. Every filter is pushed into the query; the tenant
+always is."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ class Scope:
         return " AND ".join(self.owner)
 
 
-def build_scope(tenant_id: str, req: SearchRequest) -> Scope:
+def owner_scope(tenant_id: str, req: SearchRequest) -> Scope:
+    """The tenant, user and session part of a search's scope: the same for every kind."""
     s = Scope(owner=["tenant_id = :t"], params={"t": tenant_id})
     f = req.filters
     if req.user_id is not None:
@@ -45,22 +47,34 @@ def build_scope(tenant_id: str, req: SearchRequest) -> Scope:
         s.owner.append("session_id = ANY(CAST(:sids AS text[]))")
         s.params["sids"] = f.session_ids
         s.narrow = True
-    if f.roles:
-        s.filters.append("role = ANY(CAST(:roles AS text[]))")
-        s.params["roles"] = [r.value for r in f.roles]
-    if f.metadata:
-        s.filters.append("metadata @> :meta")
-        s.params["meta"] = f.metadata
+    return s
+
+
+def add_time_filters(s: Scope, req: SearchRequest) -> None:
+    f = req.filters
     if f.created_after is not None:
         s.filters.append("created_at >= :after")
         s.params["after"] = f.created_after
     if f.created_before is not None:
         s.filters.append("created_at < :before")
         s.params["before"] = f.created_before
+
+
+def build_scope(tenant_id: str, req: SearchRequest) -> Scope:
+    """The scope of a search over messages."""
+    s = owner_scope(tenant_id, req)
+    f = req.filters
+    if f.roles:
+        s.filters.append("role = ANY(CAST(:roles AS text[]))")
+        s.params["roles"] = [r.value for r in f.roles]
+    if f.metadata:
+        s.filters.append("metadata @> :meta")
+        s.params["meta"] = f.metadata
+    add_time_filters(s, req)
     return s
 
 
-def _bind(sql: str, scope: Scope) -> TextClause:
+def bind(sql: str, scope: Scope) -> TextClause:
     clause = text(sql)
     return clause.bindparams(jsonb("meta")) if "meta" in scope.params else clause
 
@@ -74,7 +88,7 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # MATERIALIZED fences the planner off the HNSW index: the scope's rows are read through the
     # b-tree and every one is scored, so a filtered search always fills its limit.
     vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
-    return _bind(
+    return bind(
         f"WITH scoped AS MATERIALIZED ("
         f"  SELECT {HIT_COLS}, embedding FROM messages "
         f"  WHERE {scope.where} AND embedding IS NOT NULL) "
@@ -95,7 +109,7 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # pgvector >= 0.8 iterative index scan: keeps walking the graph until :n rows pass the filters
     # (relaxed order, so the CTE re-sorts by exact distance).
     vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
-    return _bind(
+    return bind(
         f"WITH near AS MATERIALIZED ("
         f"  SELECT {HIT_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
         f"  WHERE {scope.where} AND embedding IS NOT NULL "
@@ -112,7 +126,7 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 # more than a common one ("get"). Candidates are the messages holding any lexeme (an OR query;
 # plainto_tsquery ANDs them, which misses most natural questions). Lexemes become tsqueries through
 # the tsvector text form, which quotes them exactly as tsquery input expects.
-KEYWORD_SQL = """
+WEIGHTS_SQL = """
 WITH terms AS (
   SELECT CAST(CAST(array_to_tsvector(ARRAY[lexeme]) AS text) AS tsquery) AS tq
   FROM unnest(tsvector_to_array(to_tsvector('english', :qt))) AS lexeme
@@ -126,7 +140,12 @@ WITH terms AS (
   ) d
 ), q AS (
   SELECT CAST(string_agg(CAST(tq AS text), ' | ') AS tsquery) AS query, sum(idf) AS idf FROM weighted
-), hits AS MATERIALIZED (
+)"""
+
+# The same weights score summaries too (app/search/summaries.py), so a word counts alike in both kinds.
+KEYWORD_SQL = (
+    WEIGHTS_SQL
+    + """, hits AS MATERIALIZED (
   SELECT {cols}, embedding,
     (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
   FROM messages, q
@@ -135,6 +154,7 @@ WITH terms AS (
 )
 SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
 """
+)
 
 
 def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False) -> TextClause:
@@ -143,7 +163,7 @@ def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False)
     if with_vectors:
         extra += ", CAST(embedding AS text) AS vec"
     sql = KEYWORD_SQL.format(cols=HIT_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
-    return _bind(sql, scope)
+    return bind(sql, scope)
 
 
 def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
@@ -151,7 +171,7 @@ def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
     whether they pass the filters too (`eligible`: they may be returned, not only lend context)."""
     vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
     eligible = " AND ".join(scope.filters) or "TRUE"
-    return _bind(
+    return bind(
         f"SELECT {HIT_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic, ({eligible}) AS eligible"
         f"{vec} FROM messages "
         f"WHERE {scope.owner_where} AND (session_id, seq) IN ("
