@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import orjson
 import structlog
@@ -60,12 +60,38 @@ class Version:
         return f"{self.key()}:{int(complete)}"
 
 
+class LazyDocs(Sequence[dict[str, Any]]):
+    """Messages as Redis returned them, each parsed the first time it is read: a budget is
+    usually filled by the newest few of a window of hundreds."""
+
+    def __init__(self, raw: list[bytes]) -> None:
+        self._raw = raw
+        self._docs: list[dict[str, Any] | None] = [None] * len(raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @overload
+    def __getitem__(self, i: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        doc = self._docs[i]
+        if doc is None:
+            doc = self._docs[i] = orjson.loads(self._raw[i])
+        return doc
+
+
 @dataclass
 class Window:
     """The newest messages of a session (oldest first) and its latest summary, at `version`."""
 
     version: Version
-    messages: list[dict[str, Any]]
+    messages: Sequence[dict[str, Any]]
     summary: dict[str, Any] | None
     # True when `messages` holds every message of the session, so nothing older is in PostgreSQL.
     complete: bool
@@ -139,7 +165,7 @@ class WindowCache:
         self._metrics.cache_lookups.labels("hit").inc()
         return Window(
             version=version,
-            messages=[orjson.loads(m) for m in raw_messages],
+            messages=LazyDocs(raw_messages),
             summary=orjson.loads(raw_summary) if raw_summary else None,
             complete=tag.endswith("1"),
         )

@@ -3,6 +3,7 @@ a token budget, from the Redis window when it is current, else from PostgreSQL."
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.tokenizer import Tokenizer
 from app.cache import Version, Window, WindowCache
 from app.errors import NotFound
-from app.memory.context import Doc, fit, line_tokens
+from app.memory.context import Count, Doc, fit, line_tokens
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE = 64  # messages per PostgreSQL read when the budget reaches past what is in hand
@@ -141,21 +142,45 @@ async def _read_window(
     return head, window
 
 
+def _wanted(doc: Doc, roles: set[str] | None) -> bool:
+    return roles is None or doc["role"] in roles
+
+
+def _newest_first(docs: Sequence[Doc]) -> Iterator[Doc]:
+    """Walk a window from its newest message; cached windows parse each message only when reached."""
+    for i in range(len(docs) - 1, -1, -1):
+        yield docs[i]
+
+
+def _window_covers(
+    docs: Sequence[Doc], *, max_tokens: int, last_n: int | None, roles: set[str] | None, count: Count
+) -> bool:
+    """Whether the messages in hand already fill the budget (or last_n): usually after a few."""
+    tokens = taken = 0
+    for doc in _newest_first(docs):
+        if not _wanted(doc, roles):
+            continue
+        taken += 1
+        tokens += line_tokens(doc, count)
+        if tokens > max_tokens or (last_n is not None and taken >= last_n):
+            return True
+    return False
+
+
 async def _read_older(
     conn: AsyncConnection,
     *,
     tenant_id: str,
     session_id: str,
-    newest_first: list[Doc],
+    before: int,
     max_tokens: int,
-    last_n: int | None,
     tokenizer: Tokenizer,
-) -> None:
-    """Extend `newest_first` with older messages, a page at a time, until the budget (or last_n)
-    is covered or the session's first message is in hand."""
-    tokens = sum(line_tokens(d, tokenizer.count) for d in newest_first)
-    while tokens <= max_tokens and (last_n is None or len(newest_first) < last_n):
-        before = newest_first[-1]["seq"]
+) -> list[Doc]:
+    """Messages older than `before`, newest first, a page at a time, until they alone cover the
+    budget or the session's first message is read (the window in hand did not cover it)."""
+    out: list[Doc] = []
+    tokens = 0
+    while tokens <= max_tokens and before > 1:
         rows = _json(
             (
                 await conn.execute(_OLDER, {"t": tenant_id, "s": session_id, "before": before, "n": PAGE})
@@ -163,10 +188,12 @@ async def _read_older(
         )
         for r in rows or []:
             doc = _message_doc(session_id, r)
-            newest_first.append(doc)
+            out.append(doc)
             tokens += line_tokens(doc, tokenizer.count)
         if not rows or len(rows) < PAGE:
-            return
+            break
+        before = out[-1]["seq"]
+    return out
 
 
 @dataclass
@@ -207,21 +234,24 @@ async def get_memory(
             await cache.put(tenant_id, session_id, window)
     assert head is not None
 
-    in_hand = list(reversed(window.messages))
-    if not window.complete and in_hand:  # the budget may reach past the window (rare)
-        await _read_older(
-            conn,
-            tenant_id=tenant_id,
-            session_id=session_id,
-            newest_first=in_hand,
-            max_tokens=max_tokens,
-            last_n=last_n,
-            tokenizer=tokenizer,
+    older: list[Doc] = []
+    if not window.complete and window.messages:
+        covered = _window_covers(
+            window.messages, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count
         )
+        if not covered:  # the budget reaches past the window (rare)
+            older = await _read_older(
+                conn,
+                tenant_id=tenant_id,
+                session_id=session_id,
+                before=window.messages[0]["seq"],
+                max_tokens=max_tokens,
+                tokenizer=tokenizer,
+            )
 
     def candidates() -> Iterator[Doc]:
-        for doc in in_hand:
-            if roles is None or doc["role"] in roles:
+        for doc in itertools.chain(_newest_first(window.messages), older):
+            if _wanted(doc, roles):
                 yield doc
 
     fitted = fit(
@@ -233,11 +263,14 @@ async def get_memory(
         count=tokenizer.count,
         last_n=last_n,
     )
+    # What is neither shown nor summarised: walked from the first message left out, down to the
+    # summary's boundary (within what is in hand).
     boundary = fitted.summary["to_seq"] if fitted.summary else 0
-    first = fitted.messages[0]["seq"] if fitted.messages else head.version.last_seq + 1
-    left_out = sum(
-        1 for doc in in_hand if boundary < doc["seq"] < first and (roles is None or doc["role"] in roles)
-    )
+    left_out = 0
+    for doc in itertools.islice(candidates(), len(fitted.messages), None):
+        if doc["seq"] <= boundary:
+            break
+        left_out += 1
     body = {
         "session_id": session_id,
         "user_id": head.user_id,
