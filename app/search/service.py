@@ -41,6 +41,7 @@ async def search(
 ) -> SearchResponse:
     kinds = set(req.kinds)
     scope = q.build_scope(tenant_id, req)
+    await conn.execute(q.CUSTOM_PLANS)
     pending = 0  # summaries are embedded in the transaction that writes them: only messages wait
     if Kind.messages in kinds:
         pending = await _wait_for_indexing(conn, scope, req.wait_for_indexing_ms / 1000)
