@@ -9,10 +9,9 @@ from typing import Annotated
 from cachetools import TTLCache
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings
-from app.db.engine import transaction
 from app.errors import Forbidden, Unauthorized
 from app.tenants.service import tenant_for_key
 
@@ -20,12 +19,12 @@ KeyCache = TTLCache[str, tuple[str, uuid.UUID]]
 
 _bearer = HTTPBearer(auto_error=False, description="A tenant API key (`egm_...`).")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-# The request's own connection (the same cached dependency as the route's): a key lookup that
-# took a second pool connection while the request held one could deadlock a saturated pool.
-RequestConn = Annotated[AsyncConnection, Depends(transaction, scope="function")]
 
 
-async def current_tenant(request: Request, creds: Credentials, conn: RequestConn) -> str:
+async def current_tenant(request: Request, creds: Credentials) -> str:
+    """No database work unless the key is not in this process's cache: then one lookup through
+    `key_engine`, a connection of its own outside the request pool (a lookup that waited for a
+    pool connection while the request held one could deadlock a saturated pool)."""
     settings: Settings = request.state.settings
     if not settings.auth_on:
         return settings.default_tenant
@@ -35,7 +34,9 @@ async def current_tenant(request: Request, creds: Credentials, conn: RequestConn
     cache: KeyCache = request.state.key_cache
     found = cache.get(key)
     if found is None:
-        found = await tenant_for_key(conn, key=key)
+        engine: AsyncEngine = request.state.key_engine
+        async with engine.connect() as conn:
+            found = await tenant_for_key(conn, key=key)
         if found is None:
             raise Unauthorized("The API key is unknown or revoked.")
         cache[key] = found

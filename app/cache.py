@@ -95,6 +95,8 @@ class Window:
     summary: dict[str, Any] | None
     # True when `messages` holds every message of the session, so nothing older is in PostgreSQL.
     complete: bool
+    # True when the cache entry holds older messages than `messages` (a tail was asked for).
+    partial: bool = False
 
 
 def _keys(tenant_id: str, session_id: str) -> tuple[str, str, str]:
@@ -137,8 +139,14 @@ class WindowCache:
     def _ok(self) -> None:
         self._metrics.cache_up.set(1)
 
-    async def get(self, tenant_id: str, session_id: str, version: Version) -> Window | None:
-        """The entry if it is at `version`; None on a miss, a stale entry or Redis trouble."""
+    async def get(
+        self, tenant_id: str, session_id: str, version: Version, *, tail: int | None = None
+    ) -> Window | None:
+        """The entry if it is at `version`; None on a miss, a stale entry or Redis trouble.
+
+        With `tail`, only the newest `tail` messages come back (a budget rarely needs the whole
+        window); `partial` then says whether the entry holds more.
+        """
         if self._redis is None:
             return None
         if not self.healthy:
@@ -148,9 +156,10 @@ class WindowCache:
         try:
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.get(kv)
-                pipe.lrange(km, 0, -1)
+                pipe.lrange(km, -tail if tail else 0, -1)
                 pipe.get(ks)
-                tag, raw_messages, raw_summary = await pipe.execute()
+                pipe.llen(km)
+                tag, raw_messages, raw_summary, length = await pipe.execute()
         except Exception as exc:
             self._failed("get", exc)
             return None
@@ -163,11 +172,13 @@ class WindowCache:
             self._metrics.cache_lookups.labels("stale").inc()
             return None
         self._metrics.cache_lookups.labels("hit").inc()
+        partial = len(raw_messages) < length
         return Window(
             version=version,
             messages=LazyDocs(raw_messages),
             summary=orjson.loads(raw_summary) if raw_summary else None,
-            complete=tag.endswith("1"),
+            complete=tag.endswith("1") and not partial,
+            partial=partial,
         )
 
     async def put(self, tenant_id: str, session_id: str, window: Window) -> None:

@@ -19,7 +19,7 @@ from app.auth import KeyCache
 from app.cache import WindowCache
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
-from app.db.engine import make_engine
+from app.db.engine import make_engine, make_key_engine
 from app.db.migrate import upgrade
 from app.indexing.wake import Waker
 from app.limits import Limits
@@ -41,6 +41,7 @@ class State(TypedDict):
     limits: Limits
     metrics: Metrics
     key_cache: KeyCache
+    key_engine: AsyncEngine
     cache: WindowCache
 
 
@@ -57,6 +58,7 @@ def make_lifespan(
         if settings.migrate_on_start:
             await upgrade(url, settings.embedding_dim)
         engine = make_engine(settings, url)
+        key_engine = make_key_engine(url)
         metrics.watch_pool(lambda: _pool_stats(engine))
         redis = (
             Redis.from_url(
@@ -96,6 +98,7 @@ def make_lifespan(
                 limits=Limits(settings),
                 metrics=metrics,
                 key_cache=TTLCache(maxsize=10_000, ttl=max(settings.api_key_cache_seconds, 1e-3)),
+                key_engine=key_engine,
                 cache=WindowCache(
                     redis,
                     window=settings.cache_window_messages,
@@ -111,6 +114,7 @@ def make_lifespan(
             if redis is not None:
                 await redis.aclose()
             await engine.dispose()
+            await key_engine.dispose()
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 

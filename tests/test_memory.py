@@ -241,3 +241,16 @@ async def test_bad_memory_parameters_are_problems(api: httpx.AsyncClient, params
     r = await memory(api, sid, **params)
     assert r.status_code == 422, r.text
     assert r.headers["content-type"].startswith("application/problem+json")
+
+
+async def test_left_out_count_past_the_cached_window(api: httpx.AsyncClient) -> None:
+    sid = await new_session(api)
+    for start in range(0, 260, 130):
+        await append(api, sid, *[f"line {i}" for i in range(start, start + 130)])
+    for _ in range(2):  # a miss, then a hit reading only the newest part of the window
+        body = (await memory(api, sid, max_tokens=60)).json()
+        kept = len(body["messages"])
+        assert 0 < kept < 20
+        assert body["omitted"]["unsummarized_messages"] == 260 - kept
+    role_filtered = (await memory(api, sid, max_tokens=60, role="user")).json()
+    assert role_filtered["omitted"]["unsummarized_messages"] >= 200 - len(role_filtered["messages"])

@@ -7,6 +7,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
 
 from app.config import Settings
 
@@ -30,6 +31,16 @@ def make_engine(settings: Settings, url: str) -> AsyncEngine:
         # database restart fails its one request with a 503, and the pool is then renewed.
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": "engram", "timezone": "UTC"}},
+    )
+
+
+def make_key_engine(url: str) -> AsyncEngine:
+    """API-key lookups on a cache miss: a fresh connection each (no pool to wait on). Misses
+    are rare (once per key per ENGRAM_API_KEY_CACHE_SECONDS per process)."""
+    return create_async_engine(
+        async_url(url),
+        poolclass=NullPool,
+        connect_args={"server_settings": {"application_name": "engram-auth", "timezone": "UTC"}},
     )
 
 

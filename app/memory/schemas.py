@@ -32,7 +32,8 @@ class Omitted(BaseModel):
     summary: bool = Field(description="The summary exists but did not fit the budget.")
     facts: int = Field(description="Relevant facts that did not fit.")
     unsummarized_messages: int = Field(
-        description="Messages neither in `messages` nor covered by the included summary."
+        description="Messages neither in `messages` nor covered by the included summary. With a "
+        "role filter, counted among the newest ENGRAM_CACHE_WINDOW_MESSAGES messages only."
     )
 
 

@@ -3,6 +3,7 @@ a token budget, from the Redis window when it is current, else from PostgreSQL."
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ _SUMMARY = (
     f"{_US.format('created_at')}) FROM summaries "
     "WHERE tenant_id = :t AND session_id = :s ORDER BY to_seq DESC LIMIT 1"
 )
-_VERSION = (
+_VERSION = text(
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch "
     "FROM sessions WHERE tenant_id = :t AND session_id = :s"
 )
@@ -196,6 +197,41 @@ async def _read_older(
     return out
 
 
+def _left_out(
+    window: Window,
+    older: list[Doc],
+    kept: list[Doc],
+    *,
+    boundary: int,
+    roles: set[str] | None,
+    head: _Head,
+) -> int:
+    """Messages neither shown nor covered by the summary shown: seq in (boundary, first shown).
+
+    Counted in the messages in hand (by bisection, so a cached window is not parsed for it);
+    past the oldest of them, by seq (an upper bound if some were deleted). With a role filter,
+    only the messages in hand are counted (past them, seqs do not say which role they had).
+    """
+    first = kept[0]["seq"] if kept else head.version.last_seq + 1
+    if roles is not None:
+        return sum(
+            1
+            for d in itertools.chain(window.messages, older)
+            if boundary < d["seq"] < first and _wanted(d, roles)
+        )
+    docs = window.messages
+
+    def seq(d: Doc) -> int:
+        return int(d["seq"])
+
+    count = bisect.bisect_left(docs, first, key=seq) - bisect.bisect_right(docs, boundary, key=seq)
+    count = max(count, 0) + sum(1 for d in older if boundary < d["seq"] < first)
+    oldest = older[-1]["seq"] if older else (docs[0]["seq"] if docs else first)
+    if not window.complete and oldest - 1 > boundary and not (older and len(older) < PAGE):
+        count += oldest - 1 - boundary
+    return count
+
+
 @dataclass
 class Memory:
     body: dict[str, Any]
@@ -218,11 +254,22 @@ async def get_memory(
     head: _Head | None = None
     source = "database"
     if cache.healthy:
-        row = (await conn.execute(text(_VERSION), {"t": tenant_id, "s": session_id})).first()
+        row = (await conn.execute(_VERSION, {"t": tenant_id, "s": session_id})).first()
         if row is None:
             raise NotFound(f"No session {session_id}.")
         head = _head(row)
-        window = await cache.get(tenant_id, session_id, head.version)
+        # ~30 tokens a chat line: ask Redis for about what the budget can hold, not the window.
+        # (With a role filter, the whole window: it may take many lines to find the role's.)
+        tail = None if roles is not None else max(16, max_tokens // 24 + 8, last_n or 0)
+        window = await cache.get(tenant_id, session_id, head.version, tail=tail)
+        if (
+            window is not None
+            and window.partial
+            and not _window_covers(
+                window.messages, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count
+            )
+        ):
+            window = await cache.get(tenant_id, session_id, head.version)
         if window is not None:
             source = "cache"
     if window is None:
@@ -263,14 +310,8 @@ async def get_memory(
         count=tokenizer.count,
         last_n=last_n,
     )
-    # What is neither shown nor summarised: walked from the first message left out, down to the
-    # summary's boundary (within what is in hand).
     boundary = fitted.summary["to_seq"] if fitted.summary else 0
-    left_out = 0
-    for doc in itertools.islice(candidates(), len(fitted.messages), None):
-        if doc["seq"] <= boundary:
-            break
-        left_out += 1
+    left_out = _left_out(window, older, fitted.messages, boundary=boundary, roles=roles, head=head)
     body = {
         "session_id": session_id,
         "user_id": head.user_id,
