@@ -273,7 +273,8 @@ async def get_memory(
         if window is not None:
             source = "cache"
     if window is None:
-        size = cache.window if cache.healthy else PAGE
+        # Without the cache, read about what the budget can hold (~30 tokens a line), not a window.
+        size = cache.window if cache.healthy else min(max(PAGE, max_tokens // 24 + 8, last_n or 0), 1000)
         head, window = await _read_window(conn, tenant_id=tenant_id, session_id=session_id, size=size)
         if cache.healthy:
             for doc in window.messages:  # counted once, then carried by the cache entry
