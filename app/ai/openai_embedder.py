@@ -9,25 +9,13 @@ import openai
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
 from app.ai.embedder import EmbedderUnavailable, Vectors
+from app.ai.openai_client import RETRYABLE, make_client
 from app.config import Settings
-
-RETRYABLE = (
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
 
 
 class OpenAIEmbedder:
     def __init__(self, settings: Settings) -> None:
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
-        self._client = openai.AsyncOpenAI(
-            base_url=settings.openai_base_url,
-            api_key=key,
-            timeout=settings.openai_timeout_seconds,
-            max_retries=0,  # tenacity below owns retries, with jittered backoff
-        )
+        self._client = make_client(settings)
         self._model = settings.openai_embedding_model
         self._send_dimensions = settings.openai_send_dimensions
         self._batch = settings.openai_embedding_batch

@@ -14,22 +14,17 @@ from importlib import resources
 from string import Template
 from typing import Annotated
 
-import openai
 from pydantic import BaseModel, StringConstraints, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
 from app.ai.local_summarizer import truncate_to_tokens
+from app.ai.openai_client import RETRYABLE, make_client
 from app.ai.relative_time import resolve_relative_dates
 from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
 
 PROMPT = "summary_v1"
-RETRYABLE = (
-    openai.APIConnectionError,  # includes APITimeoutError
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
 # Room for the JSON around the summary, and for a model whose tokenizer counts more than ours.
 COMPLETION_TOKENS_FACTOR = 2
 COMPLETION_TOKENS_EXTRA = 64
@@ -73,13 +68,7 @@ def parse_summary(content: str | None) -> str:
 
 class OpenAISummarizer:
     def __init__(self, settings: Settings, *, tokenizer: Tokenizer) -> None:
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
-        self._client = openai.AsyncOpenAI(
-            base_url=settings.openai_base_url,
-            api_key=key,
-            timeout=settings.openai_timeout_seconds,
-            max_retries=0,  # tenacity below owns retries, with jittered backoff
-        )
+        self._client = make_client(settings)
         self._model = settings.openai_chat_model
         self._attempts = settings.openai_max_attempts
         self._tokenizer = tokenizer

@@ -1,0 +1,25 @@
+"""The one way Engram builds a client for an OpenAI-compatible endpoint (embeddings, chat)."""
+
+from __future__ import annotations
+
+import openai
+
+from app.config import Settings
+
+# Worth another try: the endpoint is down, slow or refusing for now (not a bad request).
+RETRYABLE = (
+    openai.APIConnectionError,
+    openai.APITimeoutError,
+    openai.RateLimitError,
+    openai.InternalServerError,
+)
+
+
+def make_client(settings: Settings) -> openai.AsyncOpenAI:
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "not-needed"
+    return openai.AsyncOpenAI(
+        base_url=settings.openai_base_url,
+        api_key=key,
+        timeout=settings.openai_timeout_seconds,
+        max_retries=0,  # callers own retries (tenacity), with jittered backoff
+    )
