@@ -107,7 +107,10 @@ class Worker:
             self.wake.clear()
             try:
                 busy = await self.run_once()
-                busy = await self.summarize_once() or busy
+                # Summaries yield to embeddings: one lane takes them, and only while the embedding
+                # queue is drained (a summary step holds the model for its sentences).
+                if housekeeping and not busy:
+                    busy = await self.summarize_once()
                 if housekeeping and time.monotonic() - last_evict > EVICT_EVERY:
                     await evictions.sweep(self.engine, self.cache)
                     last_evict = time.monotonic()
