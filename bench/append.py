@@ -544,12 +544,16 @@ def write_lua(path: Path, paths: list[str], bodies: list[bytes], threads: int) -
     )
 
 
-async def _wrk(base_url: str, script: Path, threads: int, conns: int, seconds: float) -> dict[str, float]:
+async def run_wrk(
+    base_url: str, script: Path, threads: int, conns: int, seconds: float, *, latency: bool = False
+) -> dict[str, float]:
+    """Run wrk with a script that prints one `BENCHJSON {...}` line; returns that object."""
     proc = await asyncio.create_subprocess_exec(
         "wrk",
         f"-t{threads}",
         f"-c{conns}",
         f"-d{max(1, round(seconds))}s",
+        *(["--latency"] if latency else []),
         "--timeout",
         "30s",
         "-s",
@@ -586,9 +590,9 @@ async def drive_wrk(
     script = workdir / f"append-{uuid.uuid4().hex[:8]}.lua"
     write_lua(script, paths, bodies, threads)
     if warmup > 0:
-        await _wrk(base_url, script, threads, sc.concurrency, warmup)
+        await run_wrk(base_url, script, threads, sc.concurrency, warmup)
     await window.start(children_cpu())
-    res = await _wrk(base_url, script, threads, sc.concurrency, seconds)
+    res = await run_wrk(base_url, script, threads, sc.concurrency, seconds)
     cpu, db = await window.stop(children_cpu())  # wrk has been reaped: its CPU is in RUSAGE_CHILDREN
     script.unlink()
     errors = int(res["connect"] + res["read"] + res["write"] + res["status"] + res["timeout"])

@@ -76,12 +76,14 @@ from bench.append import (  # noqa: E402
     memory_mb,
     pg_version,
     postmaster_pid,
+    run_wrk,
     sigterm_as_interrupt,
     stop_api,
     tree,
     wait_ready,
 )
 from bench.chat_text import chat_messages  # noqa: E402
+from bench.indexing import engram_env as indexing_env  # noqa: E402
 
 EMBEDDING_DIM = int(os.environ.get("ENGRAM_EMBEDDING_DIM", "384"))
 ENGRAM = Path(sys.executable).parent / "engram"
@@ -120,27 +122,12 @@ def engram_cmd(command: str) -> list[str]:
     ]
 
 
-POOL: dict[str, str] = {}  # --db-pool / --db-overflow: ENGRAM_DB_POOL_SIZE / ENGRAM_DB_MAX_OVERFLOW
+POOL: dict[str, str] = {}  # --db-pool / --db-overflow: db_pool_size / db_max_overflow
 
 
 def engram_env(db_url: str, **extra: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "ENGRAM_REDIS_URL"}
-    env.update(POOL)
-    env.update(
-        ENGRAM_DATABASE_URL=db_url,
-        ENGRAM_HOST="127.0.0.1",
-        ENGRAM_AUTH="off",
-        ENGRAM_LOG_LEVEL="warning",
-        ENGRAM_MIGRATE_ON_START="false",
-        ENGRAM_RUN_WORKER="false",
-        ENGRAM_MODEL_CACHE_DIR=str(MODEL_CACHE),
-    )
-    for key, value in extra.items():
-        if value is None:
-            env.pop(f"ENGRAM_{key.upper()}", None)
-        else:
-            env[f"ENGRAM_{key.upper()}"] = value
-    return env
+    """bench/indexing.py's environment, with the worker off and the --db-pool settings."""
+    return indexing_env(db_url, **{"run_worker": "false", **POOL, **extra})
 
 
 def spawn(args: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> subprocess.Popen[bytes]:
@@ -428,35 +415,6 @@ def write_lua(path: Path, paths: Sequence[str], seed: int) -> None:
     path.write_text(_LUA % {"paths": ",".join(json.dumps(p) for p in paths), "seed": seed})
 
 
-async def run_wrk(base_url: str, script: Path, threads: int, conns: int, seconds: float) -> dict[str, float]:
-    proc = await asyncio.create_subprocess_exec(
-        "wrk",
-        f"-t{threads}",
-        f"-c{conns}",
-        f"-d{max(1, round(seconds))}s",
-        "--latency",
-        "--timeout",
-        "30s",  # longer than the API's pool timeout (10 s): a pool timeout shows as a 503
-        "-s",
-        str(script),
-        base_url,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    try:
-        out, _ = await proc.communicate()
-    finally:
-        if proc.returncode is None:  # cancelled (Ctrl-C): stop wrk before leaving
-            proc.kill()
-            await proc.wait()
-    text = out.decode(errors="replace")
-    for line in text.splitlines():
-        if line.startswith("BENCHJSON "):
-            parsed: dict[str, float] = json.loads(line.removeprefix("BENCHJSON "))
-            return parsed
-    raise RuntimeError(f"wrk failed ({proc.returncode}):\n{text[-2000:]}")
-
-
 # --------------------------------------------------------------------------- one run
 
 
@@ -527,14 +485,14 @@ async def measure(
     threads = min(args.threads, args.concurrency)
     log_from = api.log.stat().st_size
     if args.warmup > 0:
-        await run_wrk(api.base_url, script, threads, args.concurrency, args.warmup)
+        await run_wrk(api.base_url, script, threads, args.concurrency, args.warmup, latency=True)
     other_before = await quiet(args.quiet_below, args.quiet_wait) if args.quiet_below > 0 else 0.0
     before, complete0 = await scrape(api.base_url, api.procs)
     cpu0 = groups.used()
     wrk0 = children_cpu()
     busy0 = machine_busy_seconds()
     t0 = time.perf_counter()
-    res = await run_wrk(api.base_url, script, threads, args.concurrency, args.seconds)
+    res = await run_wrk(api.base_url, script, threads, args.concurrency, args.seconds, latency=True)
     elapsed = time.perf_counter() - t0
     busy = machine_busy_seconds() - busy0
     used = {k: v - cpu0[k] for k, v in groups.used().items()}
@@ -843,9 +801,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     global APP_DIR
     APP_DIR = args.app_dir.resolve().parent if args.app_dir else None
     if args.db_pool is not None:
-        POOL["ENGRAM_DB_POOL_SIZE"] = str(args.db_pool)
+        POOL["db_pool_size"] = str(args.db_pool)
     if args.db_overflow is not None:
-        POOL["ENGRAM_DB_MAX_OVERFLOW"] = str(args.db_overflow)
+        POOL["db_max_overflow"] = str(args.db_overflow)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report: dict[str, Any] = {
         "benchmark": "memory",
