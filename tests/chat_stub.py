@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+
+from tests.openai_stub import serve_app
 
 
 @dataclass(frozen=True)
@@ -88,20 +87,5 @@ def _app(script: ChatScript) -> FastAPI:
 @contextmanager
 def serve(script: ChatScript) -> Iterator[str]:
     """Run the stub on a free loopback port; yields its base URL (…/v1)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(
-        _app(script), host="127.0.0.1", port=port, log_level="error", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_app(_app(script)) as url:
+        yield url

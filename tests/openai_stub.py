@@ -70,12 +70,13 @@ def _app(script: Script) -> FastAPI:
 
 
 @contextmanager
-def serve(script: Script) -> Iterator[str]:
-    """Run the stub on a free loopback port; yields its base URL (…/v1)."""
+def serve_app(app: FastAPI) -> Iterator[str]:
+    """Run an app on a free loopback port in a thread; yields its base URL (…/v1)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(_app(script), host="127.0.0.1", port=port, log_level="error"))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -86,3 +87,10 @@ def serve(script: Script) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@contextmanager
+def serve(script: Script) -> Iterator[str]:
+    """Run the embeddings stub; yields its base URL (…/v1)."""
+    with serve_app(_app(script)) as url:
+        yield url
