@@ -13,9 +13,11 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
+from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
 from tests.chat_stub import ChatScript, Reply, json_reply, serve
 from tests.conftest import STARTUP, client_for, make_settings
+from tests.dbutil import create_database
 
 
 @pytest.fixture
@@ -26,9 +28,11 @@ def script() -> Iterator[tuple[ChatScript, str]]:
 
 
 @pytest.fixture
-async def client(database_url: str, script: tuple[ChatScript, str]) -> AsyncIterator[httpx.AsyncClient]:
+async def client(pg: EmbeddedPostgres, script: tuple[ChatScript, str]) -> AsyncIterator[httpx.AsyncClient]:
+    # A database of its own: the suite's shared app runs a worker with the local summariser, which
+    # would otherwise claim these jobs first.
     settings = make_settings(
-        database_url,
+        await create_database(pg),
         auth="off",
         redis_url=None,
         llm="openai",
