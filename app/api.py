@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app.facts.router import facts as facts_router
+from app.facts.router import session_facts as session_facts_router
+from app.facts.router import user_facts as user_facts_router
 from app.health.router import router as health_router
 from app.indexing.router import router as indexing_router
 from app.memory.router import router as memory_router
@@ -20,6 +23,9 @@ v1.include_router(sessions_router)
 v1.include_router(messages_router)
 v1.include_router(memory_router)
 v1.include_router(summaries_router)
+v1.include_router(user_facts_router)
+v1.include_router(facts_router)
+v1.include_router(session_facts_router)
 v1.include_router(search_router)
 v1.include_router(indexing_router)
 v1.include_router(admin_router)

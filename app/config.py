@@ -130,6 +130,43 @@ class Settings(BaseSettings):
         ge=256,
         description="Most message tokens one summary step reads (longer backlogs roll in steps).",
     )
+    # --- user facts ---
+    facts_enabled: bool = Field(True, description="Extract facts about users from their messages.")
+    fact_max_input_tokens: int = Field(
+        4000, ge=256, description="Most message tokens one extraction step reads (longer backlogs roll)."
+    )
+    fact_merge_threshold: float = Field(
+        0.9,
+        ge=0,
+        le=1,
+        description="Cosine similarity at which a new fact counts as a near duplicate of a current one "
+        "(merged into it).",
+    )
+    fact_negation_threshold: float = Field(
+        0.75,
+        ge=0,
+        le=1,
+        description='Cosine similarity at which a negation ("I don\'t eat meat any more") ends a current '
+        "fact that has no subject in common with it.",
+    )
+    fact_half_life_days: float = Field(
+        180.0, gt=0, description="Importance halves over this many days without a new mention."
+    )
+    fact_expire_below: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Facts whose decayed importance falls below this are expired (invalidated, kept "
+        "in history) by the worker. Unset: never.",
+    )
+    fact_expire_after_days: float = Field(
+        30.0, gt=0, description="...and only once they were last mentioned at least this long ago."
+    )
+    memory_max_facts: int = Field(10, ge=0, le=200, description="Most facts a memory context includes.")
+    memory_fact_min_score: float = Field(
+        0.2, ge=-1, le=1, description="Least cosine similarity of a fact to the query to enter a context."
+    )
+
     retention_max_age_days: float | None = Field(
         None, gt=0, description="Remove messages older than this (only once a summary covers them)."
     )
@@ -194,6 +231,7 @@ class Settings(BaseSettings):
     max_metadata_depth: int = Field(8, ge=1, description="Deepest nesting inside metadata.")
     max_id_length: int = Field(128, ge=1, le=1024, description="Longest user / session id.")
     max_name_length: int = Field(256, ge=1, description="Longest message `name` (UTF-8 bytes).")
+    max_fact_bytes: int = Field(4096, ge=16, description="Longest fact `content` (UTF-8 bytes).")
     idempotency_ttl_hours: float = Field(24.0, gt=0, description="How long Idempotency-Keys hold.")
 
     @model_validator(mode="after")

@@ -51,6 +51,7 @@ class Limits:
         self.metadata_depth = settings.max_metadata_depth
         self.id_length = settings.max_id_length
         self.name_length = settings.max_name_length
+        self.fact_bytes = settings.max_fact_bytes
 
     def check_id(self, value: str, loc: Loc) -> None:
         if not value or len(value) > self.id_length:
@@ -75,6 +76,11 @@ class Limits:
     def check_name(self, value: str | None, loc: Loc) -> None:
         if value is not None:
             self.check_text(value, loc, max_bytes=self.name_length)
+
+    def check_fact(self, value: str, loc: Loc) -> None:
+        self.check_text(value, loc, max_bytes=self.fact_bytes)
+        if not value.strip():
+            raise _invalid(loc, "must not be blank", "blank")
 
     def check_batch(self, count: int, loc: Loc) -> None:
         if count > self.batch:

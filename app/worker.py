@@ -17,10 +17,14 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.embedder import Embedder
+from app.ai.fact_extractor import make_fact_extractor
 from app.ai.summarizer import make_summarizer
 from app.ai.tokenizer import Tokenizer
 from app.cache import WindowCache
 from app.config import Provider, Settings
+from app.facts.forgetting import expire_facts
+from app.facts.reconcile import Thresholds
+from app.facts.tasks import embed_facts, extract_next
 from app.indexing.tasks import RetryPolicy, embed_pending
 from app.indexing.wake import listen
 from app.memory import evictions
@@ -66,6 +70,10 @@ class Worker:
         self.tokenizer = Tokenizer(settings.tokenizer)
         self.summarizer = make_summarizer(settings, embedder=embedder, tokenizer=self.tokenizer)
         self.summary_policy = SummaryPolicy.from_settings(settings)
+        self.extractor = make_fact_extractor(settings, embedder=embedder, tokenizer=self.tokenizer)
+        self.fact_thresholds = Thresholds(
+            merge=settings.fact_merge_threshold, negation=settings.fact_negation_threshold
+        )
         # A remote LLM does not need the local model's lock; the local summariser embeds sentences.
         self.llm_lock = self.model_lock if settings.llm is Provider.local else None
         self.cache = WindowCache(
@@ -92,6 +100,7 @@ class Worker:
                 with contextlib.suppress(asyncio.CancelledError):
                     await listener
             await self.summarizer.aclose()
+            await self.extractor.aclose()
             _log.info("worker stopped")
 
     async def _lane(self, stop: asyncio.Event, *, housekeeping: bool) -> None:
@@ -111,11 +120,16 @@ class Worker:
                 # queue is drained (a summary step holds the model for its sentences).
                 if housekeeping and not busy:
                     busy = await self.summarize_once()
+                if housekeeping and not busy:
+                    busy = await self.extract_once()
+                if housekeeping and not busy:
+                    busy = await self.embed_facts_once()
                 if housekeeping and time.monotonic() - last_evict > EVICT_EVERY:
                     await evictions.sweep(self.engine, self.cache)
                     last_evict = time.monotonic()
                 if housekeeping and time.monotonic() - last_retention > self.settings.retention_sweep_seconds:
                     await self.apply_retention()
+                    await self.expire_facts()
                     last_retention = time.monotonic()
                 if housekeeping and time.monotonic() - last_gauges > BACKLOG_EVERY:
                     await self.refresh_gauges()
@@ -163,6 +177,49 @@ class Worker:
             self.metrics.worker_batch.labels("summarize").observe(time.perf_counter() - started)
         return step.claimed
 
+    async def extract_once(self) -> bool:
+        """One fact extraction step, if a session has unread messages; True if one was claimed."""
+        started = time.perf_counter()
+        step = await extract_next(
+            self.engine,
+            extractor=self.extractor,
+            embedder=self.embedder,
+            thresholds=self.fact_thresholds,
+            max_input_tokens=self.settings.fact_max_input_tokens,
+            retry=self.policy,
+            embed_lock=self.model_lock,
+            llm_lock=self.llm_lock,
+        )
+        if step.claimed:
+            self.metrics.worker_items.labels("extract", "retry_or_failed" if step.failed else "done").inc()
+            self.metrics.worker_batch.labels("extract").observe(time.perf_counter() - started)
+        return step.claimed
+
+    async def embed_facts_once(self) -> bool:
+        """Embed a batch of facts written over the API; True if there were any."""
+        n = await embed_facts(
+            self.engine,
+            embedder=self.embedder,
+            batch_size=self.settings.worker_batch_size,
+            lock=self.model_lock,
+        )
+        if n:
+            self.metrics.worker_items.labels("embed_facts", "done").inc(n)
+        return n > 0
+
+    async def expire_facts(self) -> int:
+        if self.settings.fact_expire_below is None:
+            return 0
+        n = await expire_facts(
+            self.engine,
+            half_life_days=self.settings.fact_half_life_days,
+            below=self.settings.fact_expire_below,
+            after_days=self.settings.fact_expire_after_days,
+        )
+        if n:
+            self.metrics.worker_items.labels("expire_facts", "expired").inc(n)
+        return n
+
     async def apply_retention(self) -> int:
         removed = await apply_retention(self.engine, default=self.retention)
         if removed:
@@ -202,7 +259,11 @@ class Worker:
         self.metrics.worker_backlog.labels("embed").set(row.pending)
         self.metrics.worker_failed.labels("embed").set(row.failed)
         self.metrics.worker_lag.labels("embed").set(float(row.lag))
-        for kind in ("summarize", *(j.kind for j in jobs if j.kind != "summarize")):
+        for kind in (
+            "summarize",
+            "extract",
+            *(j.kind for j in jobs if j.kind not in ("summarize", "extract")),
+        ):
             job = next((j for j in jobs if j.kind == kind), None)
             self.metrics.worker_backlog.labels(kind).set(job.pending if job else 0)
             self.metrics.worker_failed.labels(kind).set(job.failed if job else 0)

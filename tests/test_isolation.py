@@ -34,6 +34,7 @@ class World:
     message_id: str
     idempotency_key: str
     b_session_id: str
+    fact_id: str
 
 
 async def build_world(a: httpx.AsyncClient, b: httpx.AsyncClient) -> World:
@@ -56,6 +57,10 @@ async def build_world(a: httpx.AsyncClient, b: httpx.AsyncClient) -> World:
         a.post("/v1/sessions/a-sess/messages", json={"messages": [{"role": "assistant", "content": "ok"}]})
     )
 
+    fact = await ok(
+        a.post("/v1/users/alice/facts", json={"content": "A's fact: lives in Lisbon.", "subject": "home"})
+    )
+
     await ok(b.post("/v1/sessions", json={"session_id": "b-sess", "user_id": "bob"}))
     await ok(b.post("/v1/sessions/b-sess/messages", json={"messages": [{"role": "user", "content": "B's"}]}))
     return World(
@@ -66,6 +71,7 @@ async def build_world(a: httpx.AsyncClient, b: httpx.AsyncClient) -> World:
         message_id=stored["messages"][0]["message_id"],
         idempotency_key="a-key",
         b_session_id="b-sess",
+        fact_id=fact["fact_id"],
     )
 
 
@@ -80,6 +86,8 @@ async def snapshot(w: World) -> dict[str, Any]:
         "session": (await a.get(f"/v1/sessions/{w.session_id}")).json(),
         "messages": msgs,
         "message": (await a.get(f"/v1/sessions/{w.session_id}/messages/{w.message_id}")).json(),
+        "facts": _without_volatile((await a.get(f"/v1/users/{w.user_id}/facts")).json()),
+        "fact_history": (await a.get(f"/v1/facts/{w.fact_id}/history")).json(),
         "replay": (
             await a.post(
                 f"/v1/sessions/{w.session_id}/messages",
@@ -88,6 +96,13 @@ async def snapshot(w: World) -> dict[str, Any]:
             )
         ).json(),
     }
+
+
+def _without_volatile(page: dict[str, Any]) -> dict[str, Any]:
+    """A fact's faded importance moves with the clock; the rest must not move."""
+    for item in page.get("items", []):
+        item.pop("current_importance", None)
+    return page
 
 
 async def assert_hidden(real: httpx.Response, ghost: httpx.Response, real_id: str, ghost_id: str) -> None:
@@ -280,6 +295,47 @@ async def retry_failed(w: World) -> None:
         assert r.json() == {"retried": 0}
 
 
+async def list_facts(w: World) -> None:
+    real = await w.b.get(f"/v1/users/{w.user_id}/facts")
+    await assert_hidden(real, await w.b.get(f"/v1/users/{GHOST_USER}/facts"), w.user_id, GHOST_USER)
+    for params in ({"include_invalid": "true"}, {"as_of": "2100-01-01T00:00:00Z"}):
+        r = await w.b.get(f"/v1/users/{w.user_id}/facts", params=params)
+        assert r.status_code == 404 and "A's" not in r.text
+
+
+async def add_fact(w: World) -> None:
+    # B's "alice" is B's own user: B's fact lands there, and A's facts are untouched (snapshot).
+    r = await w.b.post(f"/v1/users/{w.user_id}/facts", json={"content": "A's fact: lives in Lisbon."})
+    assert r.status_code == 201, "B was told the fact already exists"
+    items = (await w.b.get(f"/v1/users/{w.user_id}/facts")).json()["items"]
+    assert [f["fact_id"] for f in items] == [r.json()["fact_id"]] != [w.fact_id]
+    # An exclusive fact of B's does not end A's fact with the same subject.
+    r = await w.b.post(
+        f"/v1/users/{w.user_id}/facts",
+        json={"content": "Lives in Oslo.", "subject": "home", "exclusive": True},
+    )
+    assert r.status_code == 201
+
+
+def _fact_op(
+    method: str, suffix: str = "", body: dict[str, Any] | None = None
+) -> Callable[[World], Awaitable[None]]:
+    async def case(w: World) -> None:
+        ghost = str(uuid.uuid4())
+        kw: dict[str, Any] = {"json": body} if body is not None else {}
+        real = await w.b.request(method, f"/v1/facts/{w.fact_id}{suffix}", **kw)
+        fake = await w.b.request(method, f"/v1/facts/{ghost}{suffix}", **kw)
+        await assert_hidden(real, fake, w.fact_id, ghost)
+
+    return case
+
+
+get_fact = _fact_op("GET")
+patch_fact = _fact_op("PATCH", body={"content": "B was here."})
+delete_fact = _fact_op("DELETE")
+fact_history = _fact_op("GET", "/history")
+
+
 def _session_read(suffix: str, method: str = "get") -> Callable[[World], Awaitable[None]]:
     """A read of one session's derived view: A's real session id must look like a ghost's."""
 
@@ -301,6 +357,8 @@ get_summary = _session_read("summary")
 list_summaries = _session_read("summaries")
 session_stats = _session_read("stats")
 summarize = _session_read("summarize", method="post")
+get_extraction = _session_read("extraction")
+extract = _session_read("extract", method="post")
 
 
 Case = Callable[[World], Awaitable[None]]
@@ -324,6 +382,14 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/sessions/{session_id}/summaries"): list_summaries,
     ("GET", "/v1/sessions/{session_id}/stats"): session_stats,
     ("POST", "/v1/sessions/{session_id}/summarize"): summarize,
+    ("GET", "/v1/users/{user_id}/facts"): list_facts,
+    ("POST", "/v1/users/{user_id}/facts"): add_fact,
+    ("GET", "/v1/facts/{fact_id}"): get_fact,
+    ("PATCH", "/v1/facts/{fact_id}"): patch_fact,
+    ("DELETE", "/v1/facts/{fact_id}"): delete_fact,
+    ("GET", "/v1/facts/{fact_id}/history"): fact_history,
+    ("GET", "/v1/sessions/{session_id}/extraction"): get_extraction,
+    ("POST", "/v1/sessions/{session_id}/extract"): extract,
     ("POST", "/v1/search"): search,
     ("GET", "/v1/indexing"): indexing_status,
     ("GET", "/v1/indexing/failed"): list_failed,
@@ -385,6 +451,7 @@ def concrete(path: str) -> str:
         "session_id": "s-1",
         "message_id": str(uuid.uuid4()),
         "key_id": str(uuid.uuid4()),
+        "fact_id": str(uuid.uuid4()),
     }
     for name, value in fill.items():
         path = path.replace("{" + name + "}", value)

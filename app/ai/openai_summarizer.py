@@ -7,19 +7,15 @@ unavailable endpoint, within the same `openai_max_attempts`.
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
-from importlib import resources
-from string import Template
 from typing import Annotated
 
 from pydantic import BaseModel, StringConstraints, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
+from app.ai.chat_prompt import load_prompt, render_turns, strip_fences
 from app.ai.local_summarizer import truncate_to_tokens
 from app.ai.openai_client import RETRYABLE, make_client
-from app.ai.relative_time import resolve_relative_dates
 from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
@@ -28,7 +24,6 @@ PROMPT = "summary_v1"
 # Room for the JSON around the summary, and for a model whose tokenizer counts more than ours.
 COMPLETION_TOKENS_FACTOR = 2
 COMPLETION_TOKENS_EXTRA = 64
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
 
 class _Output(BaseModel):
@@ -39,27 +34,9 @@ class _Invalid(Exception):
     """An answer that fails validation: retried like an unavailable endpoint."""
 
 
-@functools.cache
-def load_prompt(name: str) -> Template:
-    """A prompt template shipped in app/ai/prompts (package data), with $placeholders."""
-    return Template(resources.files("app.ai").joinpath("prompts").joinpath(f"{name}.md").read_text("utf-8"))
-
-
-def render_turns(turns: Sequence[Turn]) -> str:
-    """One line per message; relative time words already dated, which helps weaker models."""
-    lines = []
-    for t in sorted(turns, key=lambda t: t.seq):
-        speaker = f"{t.name} ({t.role})" if t.name else t.role
-        # On one line, so a message's own line breaks cannot pass for the start of another message.
-        text = " ".join(resolve_relative_dates(t.content, t.created_at).split())
-        lines.append(f"[{t.created_at.isoformat()}] {speaker}: {text}")
-    return "\n".join(lines)
-
-
 def parse_summary(content: str | None) -> str:
     """The summary from a model's answer; raises _Invalid when it is not {"summary": "<text>"}."""
-    # Some servers wrap JSON in a Markdown fence even in JSON mode.
-    text = _FENCE.sub("", (content or "").strip())
+    text = strip_fences(content)
     try:
         return _Output.model_validate_json(text).summary
     except ValidationError as exc:

@@ -11,10 +11,12 @@ from typing import Any
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     CheckConstraint,
     Column,
     Computed,
     DateTime,
+    Float,
     ForeignKeyConstraint,
     Identity,
     Index,
@@ -23,7 +25,7 @@ from sqlalchemy import (
     Text,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
 NAMING = {
@@ -37,6 +39,9 @@ SQLModel.metadata = MetaData(naming_convention=NAMING)
 metadata = SQLModel.metadata
 
 ROLES = ("system", "user", "assistant", "tool")
+FACT_KINDS = ("identity", "preference", "relationship", "occupation", "location", "plan", "event", "other")
+FACT_EVENTS = ("ADD", "UPDATE", "INVALIDATE", "DELETE")
+ACTORS = ("system", "api")
 EMBED_STATES = ("pending", "done", "failed")
 # Stemmed English full-text; the generated column keeps the index in step with every write.
 TSV_CONFIG = "english"
@@ -121,6 +126,8 @@ class Session(SQLModel, table=True):
     # Bumped by every change other than an append (edit, delete, new summary, retention), so a
     # cached window is valid only while (last_seq, cache_gen) match the row.
     cache_gen: int = Field(default=0, sa_column=_bigint0())
+    # How far fact extraction has read this session.
+    extracted_seq: int = Field(default=0, sa_column=_bigint0())
     created_at: datetime = _ts()
     updated_at: datetime = _ts()
     ended_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
@@ -307,4 +314,119 @@ class RetentionEvent(SQLModel, table=True):
     to_seq: int = Field(sa_column=Column(BigInteger, nullable=False))
     reason: str = Field(sa_column=Column(Text, nullable=False))
     rule: Any = Field(sa_column=Column(JSONB, nullable=False))
+    created_at: datetime = _ts()
+
+
+def _user_fk() -> ForeignKeyConstraint:
+    return ForeignKeyConstraint(
+        ["tenant_id", "user_id"], ["users.tenant_id", "users.user_id"], ondelete="CASCADE"
+    )
+
+
+def _uuids() -> Any:
+    return Field(
+        default_factory=list,
+        sa_column=Column(ARRAY(UUID(as_uuid=True)), nullable=False, server_default=text("'{}'")),
+    )
+
+
+class Fact(SQLModel, table=True):
+    """A durable statement about a user, true from `valid_from` until `invalid_at` (open: true now).
+
+    Facts are never overwritten by extraction: a change of value ends the old fact
+    (`invalid_at`, `superseded_by`) and starts a new one, so what used to be true stays readable.
+    """
+
+    __tablename__ = "facts"
+    __table_args__ = (
+        _user_fk(),
+        CheckConstraint(f"kind IN {FACT_KINDS!r}", name="kind"),
+        CheckConstraint(f"actor IN {ACTORS!r}", name="actor"),
+        CheckConstraint("importance >= 0 AND importance <= 1", name="importance"),
+        CheckConstraint("invalid_at IS NULL OR invalid_at >= valid_from", name="validity"),
+        Index(
+            "ix_facts_current",
+            "tenant_id",
+            "user_id",
+            "subject",
+            postgresql_where=text("invalid_at IS NULL"),
+        ),
+        Index("ix_facts_tenant_id_user_id_valid_from", "tenant_id", "user_id", "valid_from"),
+        Index("ix_facts_embed_queue", "created_at", postgresql_where=text("embedding IS NULL")),
+        Index("ix_facts_content_tsv", "content_tsv", postgresql_using="gin"),
+        Index(
+            "ix_facts_embedding_hnsw",
+            "embedding",
+            postgresql_using="hnsw",
+            postgresql_ops={"embedding": "vector_cosine_ops"},
+        ),
+    )
+    fact_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    user_id: str = Field(sa_column=Column(Text, nullable=False))
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    kind: str = Field(sa_column=Column(Text, nullable=False))
+    # The slot the fact fills ("home", "employer", "likes:jazz"); an exclusive slot holds one value.
+    subject: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    exclusive: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false"))
+    )
+    topics: list[str] = Field(
+        default_factory=list,
+        sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    )
+    importance: float = Field(sa_column=Column(Float, nullable=False))
+    metadata_: dict[str, Any] = _jsonb()
+    actor: str = Field(sa_column=Column(Text, nullable=False))
+    source_message_ids: list[uuid.UUID] = _uuids()
+    # The session the fact was first read from (facts belong to the user and outlive sessions).
+    session_id: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    valid_from: datetime = _ts()
+    invalid_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+    superseded_by: uuid.UUID | None = Field(default=None, sa_column=Column(UUID(as_uuid=True), nullable=True))
+    mention_count: int = Field(default=1, sa_column=Column(Integer, nullable=False, server_default=text("1")))
+    last_mentioned_at: datetime = _ts()
+    last_used_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+    # NULL until the worker embeds it (facts added or edited over the API are embedded there too).
+    embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    content_tsv: Any = Field(
+        default=None,
+        sa_column=Column(
+            TSVECTOR, Computed(f"to_tsvector('{TSV_CONFIG}'::regconfig, content)", persisted=True)
+        ),
+    )
+
+
+class FactEvent(SQLModel, table=True):
+    """One change to a fact; kept after the fact is deleted (a delete can redact the texts)."""
+
+    __tablename__ = "fact_events"
+    __table_args__ = (
+        _user_fk(),
+        CheckConstraint(f"event IN {FACT_EVENTS!r}", name="event"),
+        CheckConstraint(f"actor IN {ACTORS!r}", name="actor"),
+        Index("ix_fact_events_tenant_id_fact_id_id", "tenant_id", "fact_id", "id"),
+        Index("ix_fact_events_tenant_id_user_id_created_at", "tenant_id", "user_id", "created_at"),
+    )
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    user_id: str = Field(sa_column=Column(Text, nullable=False))
+    fact_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
+    event: str = Field(sa_column=Column(Text, nullable=False))
+    old_content: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    new_content: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    actor: str = Field(sa_column=Column(Text, nullable=False))
+    # Why: superseded, negated, merged, expired, edited, ...
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # The fact that replaced this one (INVALIDATE by an update).
+    related_fact_id: uuid.UUID | None = Field(
+        default=None, sa_column=Column(UUID(as_uuid=True), nullable=True)
+    )
+    source_message_ids: list[uuid.UUID] = _uuids()
     created_at: datetime = _ts()

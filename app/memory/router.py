@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Response
 
-from app.deps import Cache, CheckedLimits, Config, ReadConn, SessionIdPath, TenantId, Tok
+from app.deps import Cache, CheckedLimits, Config, Embed, Engine, ReadConn, SessionIdPath, TenantId, Tok
 from app.errors import ValidationFailed, problem_responses
+from app.facts.relevant import mark_used
 from app.memory import service
 from app.memory.schemas import MemoryOut
 from app.messages.schemas import Role
@@ -35,6 +36,9 @@ async def get_memory(
     tokenizer: Tok,
     limits: CheckedLimits,
     settings: Config,
+    embedder: Embed,
+    engine: Engine,
+    tasks: BackgroundTasks,
     max_tokens: Annotated[int, Query(ge=0, description="Token budget of `context`.")] = 2000,
     query: Annotated[
         str | None, Query(min_length=1, description="What the next turn is about (ranks facts).")
@@ -60,6 +64,12 @@ async def get_memory(
         conn,
         cache=cache,
         tokenizer=tokenizer,
+        embedder=embedder,
+        facts_policy=service.FactsPolicy(
+            limit=settings.memory_max_facts,
+            min_score=settings.memory_fact_min_score,
+            half_life_days=settings.fact_half_life_days,
+        ),
         tenant_id=tenant,
         session_id=session_id,
         max_tokens=max_tokens,
@@ -69,8 +79,11 @@ async def get_memory(
     )
     # Serialised here, not through the response model: the documents are already in the API's
     # shape, and skipping a pydantic round trip per message matters on this hot path.
+    if memory.fact_ids:
+        tasks.add_task(mark_used, engine, tenant_id=tenant, fact_ids=memory.fact_ids)
     return Response(
         orjson.dumps(memory.body),
         media_type="application/json",
         headers={"X-Engram-Cache": "hit" if memory.source == "cache" else "miss"},
+        background=tasks,
     )

@@ -21,11 +21,17 @@ class SummaryRef(BaseModel):
 
 
 class FactRef(BaseModel):
-    """A fact about the user relevant to the request (filled once user facts exist)."""
+    """A fact about the user, valid now, relevant to the request."""
 
     fact_id: uuid.UUID
     content: str
+    kind: str
     metadata: dict[str, Any] = Field(default_factory=dict)
+    valid_from: datetime
+    score: float | None = Field(
+        description="Cosine to `query` (or to the newest user message); null when neither has a "
+        "vector yet, and the facts are ranked by importance."
+    )
 
 
 class Omitted(BaseModel):

@@ -14,9 +14,11 @@ import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.cache import Version, Window, WindowCache
 from app.errors import NotFound
+from app.facts.relevant import relevant_facts
 from app.memory.context import Count, Doc, fit, line_tokens
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -33,9 +35,15 @@ _SUMMARY = (
     f"{_US.format('created_at')}) FROM summaries "
     "WHERE tenant_id = :t AND session_id = :s ORDER BY to_seq DESC LIMIT 1"
 )
+# Whether the user has a valid fact: one index probe, so memory for users without facts pays
+# nothing more for them.
+_HAS_FACTS = (
+    "EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = :t AND f.user_id = sessions.user_id "
+    "AND f.invalid_at IS NULL) AS has_facts"
+)
 _VERSION = text(
-    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch "
-    "FROM sessions WHERE tenant_id = :t AND session_id = :s"
+    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
+    f"{_HAS_FACTS} FROM sessions WHERE tenant_id = :t AND session_id = :s"
 )
 # The session's version, newest messages and latest summary in one statement, so one snapshot:
 # a window is stored under exactly the version it was read at.
@@ -43,7 +51,7 @@ _WINDOW = text(
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
     f"(SELECT json_agg({_MSG} ORDER BY seq) FROM (SELECT {_MSG_COLS} FROM messages "
     "  WHERE tenant_id = :t AND session_id = :s ORDER BY seq DESC LIMIT :n) m) AS messages, "
-    f"({_SUMMARY}) AS summary "
+    f"({_SUMMARY}) AS summary, {_HAS_FACTS} "
     "FROM sessions WHERE tenant_id = :t AND session_id = :s"
 )
 _OLDER = text(
@@ -116,6 +124,7 @@ class _Head:
     user_id: str
     version: Version
     summarized_seq: int
+    has_facts: bool
 
 
 def _head(row: Any) -> _Head:
@@ -123,6 +132,7 @@ def _head(row: Any) -> _Head:
         user_id=row.user_id,
         version=Version(last_seq=row.last_seq, cache_gen=row.cache_gen, epoch=row.epoch),
         summarized_seq=row.summarized_seq,
+        has_facts=row.has_facts,
     )
 
 
@@ -236,6 +246,57 @@ def _left_out(
 class Memory:
     body: dict[str, Any]
     source: str  # "cache", "database" (cache miss or no cache)
+    fact_ids: list[str]  # the facts the context shows (their last use is recorded after the answer)
+
+
+@dataclass(frozen=True)
+class FactsPolicy:
+    """How many of the user's facts a context may show, and how relevant they must be."""
+
+    limit: int
+    min_score: float
+    half_life_days: float
+
+
+async def _facts(
+    conn: AsyncConnection,
+    *,
+    embedder: Embedder,
+    policy: FactsPolicy,
+    tenant_id: str,
+    session_id: str,
+    head: _Head,
+    query: str | None,
+    docs: Sequence[Doc],
+) -> list[Doc]:
+    if not head.has_facts or policy.limit == 0:
+        return []
+    vector = (await embedder.embed([query]))[0] if query is not None else None
+    anchor = None
+    if vector is None:  # the newest user message in hand stands for what comes next
+        anchor = next((int(d["seq"]) for d in _newest_first(docs) if d["role"] == "user"), None)
+    return await relevant_facts(
+        conn,
+        tenant_id=tenant_id,
+        user_id=head.user_id,
+        session_id=session_id,
+        query_vector=None if vector is None else vector.tolist(),
+        anchor_seq=anchor,
+        limit=policy.limit,
+        min_score=policy.min_score,
+        half_life_days=policy.half_life_days,
+    )
+
+
+def _fact_doc(row: Doc) -> Doc:
+    return {
+        "fact_id": row["fact_id"],
+        "content": row["content"],
+        "kind": row["kind"],
+        "metadata": row["metadata"],
+        "valid_from": _from_us(row["valid_us"]),
+        "score": row["score"],
+    }
 
 
 async def get_memory(
@@ -243,6 +304,8 @@ async def get_memory(
     *,
     cache: WindowCache,
     tokenizer: Tokenizer,
+    embedder: Embedder,
+    facts_policy: FactsPolicy,
     tenant_id: str,
     session_id: str,
     max_tokens: int,
@@ -302,11 +365,20 @@ async def get_memory(
             if _wanted(doc, roles):
                 yield doc
 
+    facts = await _facts(
+        conn,
+        embedder=embedder,
+        policy=facts_policy,
+        tenant_id=tenant_id,
+        session_id=session_id,
+        head=head,
+        query=query,
+        docs=window.messages,
+    )
     fitted = fit(
         max_tokens=max_tokens,
         summary=window.summary,
-        # User facts join here once they exist (issue 5), ranked by `query` or the last user turn.
-        facts=[],
+        facts=[_fact_doc(f) for f in facts],
         newest_first=candidates(),
         count=tokenizer.count,
         last_n=last_n,
@@ -329,7 +401,7 @@ async def get_memory(
             "unsummarized_messages": left_out,
         },
     }
-    return Memory(body=body, source=source)
+    return Memory(body=body, source=source, fact_ids=[f["fact_id"] for f in fitted.facts])
 
 
 async def write_through(

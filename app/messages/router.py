@@ -79,6 +79,7 @@ async def append_messages(
         idempotency_key=idempotency_key,
         idempotency_ttl=timedelta(hours=settings.idempotency_ttl_hours),
         policy=SummaryPolicy.from_settings(settings),
+        extract_facts=settings.facts_enabled,
     )
     if done.replayed:
         response.headers["Idempotent-Replayed"] = "true"

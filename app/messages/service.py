@@ -29,7 +29,7 @@ _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count
 # too), record a summary job if the batch makes one due (the policy's thresholds come as
 # parameters), and insert the batch numbered from the old value. The jobs row is written in the
 # same transaction as the messages, so a due summary cannot be lost. The rule is
-# SummaryPolicy.due, in SQL.
+# SummaryPolicy.due, in SQL. A batch with a user message makes fact extraction due the same way.
 _APPEND = text(
     f"""
     WITH s AS (
@@ -43,6 +43,10 @@ _APPEND = text(
         SELECT :t, 'summarize', :sid FROM s
         WHERE s.last_seq - s.summarized_seq > :keep
           AND (s.last_seq - s.summarized_seq >= :trig_n OR s.unsummarized_tokens >= :trig_tok)
+        ON CONFLICT DO NOTHING
+    ), x AS (
+        INSERT INTO jobs (tenant_id, kind, session_id)
+        SELECT :t, 'extract', :sid FROM s WHERE CAST(:extract AS boolean)
         ON CONFLICT DO NOTHING
     )
     INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, name, content,
@@ -81,6 +85,7 @@ async def append_messages(
     idempotency_key: str | None,
     idempotency_ttl: timedelta,
     policy: SummaryPolicy,
+    extract_facts: bool,
 ) -> Appended:
     """Append the batch. A replay stores nothing and returns the first answer."""
     if idempotency_key is not None:
@@ -116,6 +121,7 @@ async def append_messages(
                     "keep": policy.keep_recent,
                     "trig_n": policy.trigger_messages,
                     "trig_tok": policy.trigger_tokens,
+                    "extract": extract_facts and any(m.role.value == "user" for m in msgs),
                 },
             )
         )

@@ -7,6 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from app.jobs.schemas import JobState
+
 
 class SummaryOut(BaseModel):
     summary_id: uuid.UUID
@@ -20,14 +22,6 @@ class SummaryOut(BaseModel):
     created_at: datetime
 
 
-class SummaryJob(BaseModel):
-    status: str = Field(description="`pending` (queued or running) or `failed` (see `error`).")
-    attempts: int
-    error: str | None
-    run_after: datetime
-    force_to_seq: int | None = Field(description="A forced summary will cover up to here.")
-
-
 class SummaryState(BaseModel):
     """Where the session's summary stands."""
 
@@ -35,7 +29,7 @@ class SummaryState(BaseModel):
     last_seq: int
     summarized_seq: int = Field(description="Messages up to here are covered by the latest summary.")
     summary: SummaryOut | None
-    job: SummaryJob | None = Field(description="Summary work still to do for this session, if any.")
+    job: JobState | None = Field(description="Summary work still to do for this session, if any.")
 
 
 class SummarizeAccepted(BaseModel):
@@ -43,4 +37,4 @@ class SummarizeAccepted(BaseModel):
     up_to_seq: int = Field(description="The forced summary will cover every message up to this seq.")
     done: bool = Field(description="True when a summary covering `up_to_seq` exists (see `wait_seconds`).")
     summary: SummaryOut | None = Field(None, description="The latest summary, once `done`.")
-    job: SummaryJob | None = Field(description="The queued job (None once done).")
+    job: JobState | None = Field(description="The queued job (None once done).")

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.errors import InvalidCursor, NotFound
+from app.jobs import queue
 from app.pagination import Page, decode_cursor, encode_cursor
-from app.summaries.schemas import SummarizeAccepted, SummaryJob, SummaryOut, SummaryState
+from app.summaries.schemas import SummarizeAccepted, SummaryOut, SummaryState
+from app.summaries.tasks import KIND
 
 _COLS = "summary_id, session_id, from_seq, to_seq, message_count, content, token_count, provider, created_at"
-_JOB_COLS = "status, attempts, error, run_after, force_to_seq"
-POLL_SECONDS = 0.05
 
 
 async def _session_row(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> Any:
@@ -28,23 +26,6 @@ async def _session_row(conn: AsyncConnection, *, tenant_id: str, session_id: str
     if row is None:
         raise NotFound(f"No session {session_id}.")
     return row
-
-
-async def _job(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SummaryJob | None:
-    row = (
-        (
-            await conn.execute(
-                text(
-                    f"SELECT {_JOB_COLS} FROM jobs "
-                    "WHERE tenant_id = :t AND kind = 'summarize' AND session_id = :s"
-                ),
-                {"t": tenant_id, "s": session_id},
-            )
-        )
-        .mappings()
-        .first()
-    )
-    return SummaryJob(**row) if row is not None else None
 
 
 async def summary_state(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SummaryState:
@@ -67,7 +48,7 @@ async def summary_state(conn: AsyncConnection, *, tenant_id: str, session_id: st
         last_seq=session.last_seq,
         summarized_seq=session.summarized_seq,
         summary=SummaryOut(**row) if row is not None else None,
-        job=await _job(conn, tenant_id=tenant_id, session_id=session_id),
+        job=await queue.state(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id),
     )
 
 
@@ -111,47 +92,36 @@ async def force_summary(engine: AsyncEngine, *, tenant_id: str, session_id: str)
 
 async def _force(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> SummarizeAccepted:
     session = await _session_row(conn, tenant_id=tenant_id, session_id=session_id)
-    row = (
-        (
-            await conn.execute(
-                text(
-                    "INSERT INTO jobs (tenant_id, kind, session_id, force_to_seq) "
-                    "VALUES (:t, 'summarize', :s, :to) "
-                    "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET "
-                    "  force_to_seq = greatest(jobs.force_to_seq, excluded.force_to_seq), "
-                    "  status = 'pending', attempts = 0, error = NULL, run_after = now(), updated_at = now() "
-                    f"RETURNING {_JOB_COLS}"
-                ),
-                {"t": tenant_id, "s": session_id, "to": session.last_seq},
-            )
-        )
-        .mappings()
-        .one()
+    job = await queue.force(
+        conn, kind=KIND, tenant_id=tenant_id, session_id=session_id, to_seq=session.last_seq
     )
     return SummarizeAccepted(
         session_id=session_id,
         up_to_seq=session.last_seq,
         done=session.summarized_seq >= session.last_seq,
-        job=SummaryJob(**row),
+        job=job,
     )
 
 
 async def wait_for_summary(
     engine: AsyncEngine, *, tenant_id: str, session_id: str, accepted: SummarizeAccepted, seconds: float
 ) -> SummarizeAccepted:
-    """Poll (bounded) until the summary watermark reaches the forced seq."""
-    deadline = time.monotonic() + seconds
-    while True:
+    """Wait (bounded) until the summary watermark reaches the forced seq, or the job fails."""
+
+    async def probe() -> SummaryState:
         async with engine.connect() as conn:
-            state = await summary_state(conn, tenant_id=tenant_id, session_id=session_id)
-        done = state.summarized_seq >= accepted.up_to_seq
-        failed = state.job is not None and state.job.status == "failed"
-        if done or failed or time.monotonic() >= deadline:
-            return SummarizeAccepted(
-                session_id=session_id,
-                up_to_seq=accepted.up_to_seq,
-                done=done,
-                summary=state.summary if done else None,
-                job=state.job,
-            )
-        await asyncio.sleep(POLL_SECONDS)
+            return await summary_state(conn, tenant_id=tenant_id, session_id=session_id)
+
+    state = await queue.wait_until(
+        probe,
+        lambda s: s.summarized_seq >= accepted.up_to_seq or (s.job is not None and s.job.status == "failed"),
+        seconds,
+    )
+    done = state.summarized_seq >= accepted.up_to_seq
+    return SummarizeAccepted(
+        session_id=session_id,
+        up_to_seq=accepted.up_to_seq,
+        done=done,
+        summary=state.summary if done else None,
+        job=state.job,
+    )

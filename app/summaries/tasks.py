@@ -3,7 +3,7 @@
 A step reads the previous summary and the messages after it (up to the policy's target, at
 most ENGRAM_SUMMARY_MAX_INPUT_TOKENS of them), asks the summariser for the new summary, embeds
 it and stores it with the seqs it covers, all in one transaction that holds the job's row lock
-(`FOR UPDATE SKIP LOCKED`): two workers never run the same session, and a worker that dies
+(app.jobs.queue): two workers never run the same session, and a worker that dies
 mid-step rolls back, so the step is simply done again. Steps chain: each starts right after the
 previous one's `to_seq`, so the chain covers every message exactly once.
 """
@@ -21,9 +21,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.ai.embedder import Embedder
-from app.ai.summarizer import Summarizer, Turn
+from app.ai.summarizer import Summarizer
 from app.ai.tokenizer import Tokenizer
 from app.indexing.tasks import RetryPolicy, vector_literal
+from app.jobs import queue
+from app.messages.turns import read_turns
 from app.summaries.policy import SummaryPolicy
 
 _log = structlog.get_logger("engram.summaries")
@@ -35,13 +37,6 @@ class StepResult:
     claimed: bool = False
     summarized: int = 0  # messages this step covered
     failed: bool = False
-
-
-_CLAIM = text(
-    "SELECT tenant_id, session_id, attempts, force_to_seq FROM jobs "
-    "WHERE kind = :k AND status = 'pending' AND run_after <= now() "
-    "ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED"
-)
 
 
 async def summarize_next(
@@ -59,7 +54,7 @@ async def summarize_next(
     calls that run on this machine's CPU (shared with the embedding lanes)."""
     result = StepResult()
     async with engine.begin() as conn:
-        job = (await conn.execute(_CLAIM, {"k": KIND})).first()
+        job = await queue.claim(conn, KIND)
         if job is None:
             return result
         result.claimed = True
@@ -80,8 +75,8 @@ async def summarize_next(
         start = session.summarized_seq
         step_to = start
         if target > start:
-            turns, cut = await _read_turns(
-                conn, t=t, s=s, after=start, upto=target, budget=policy.max_input_tokens
+            turns, cut = await read_turns(
+                conn, tenant_id=t, session_id=s, after=start, upto=target, budget=policy.max_input_tokens
             )
             # A backlog longer than the input budget rolls forward in several steps.
             step_to = turns[-1].seq if cut else target
@@ -103,7 +98,15 @@ async def summarize_next(
                     async with embed_lock if embed_lock is not None else contextlib.nullcontext():
                         vector = (await embedder.embed([content]))[0]
                 except Exception as exc:  # model trouble of any kind: on the job, retried with backoff
-                    await _fail(conn, t=t, s=s, attempts=job.attempts, error=exc, retry=retry)
+                    await queue.fail(
+                        conn,
+                        kind=KIND,
+                        tenant_id=t,
+                        session_id=s,
+                        attempts=job.attempts,
+                        error=exc,
+                        retry=retry,
+                    )
                     result.failed = True
                     return result
                 await conn.execute(
@@ -133,30 +136,6 @@ _INSERT = text(
     "VALUES (:id, :t, :s, :u, :from, :to, :n, :c, :tok, :p, CAST(:v AS vector)) "
     "ON CONFLICT (tenant_id, session_id, to_seq) DO NOTHING"
 )
-
-
-async def _read_turns(
-    conn: AsyncConnection, *, t: str, s: str, after: int, upto: int, budget: int
-) -> tuple[list[Turn], bool]:
-    """Messages after..upto in order, stopping once `budget` tokens are read (at least one
-    message is always read). Returns them and whether the budget cut the range short."""
-    rows = (
-        await conn.execute(
-            text(
-                "SELECT seq, role, name, content, token_count, created_at FROM messages "
-                "WHERE tenant_id = :t AND session_id = :s AND seq > :after AND seq <= :upto ORDER BY seq"
-            ),
-            {"t": t, "s": s, "after": after, "upto": upto},
-        )
-    ).all()
-    turns: list[Turn] = []
-    used = 0
-    for r in rows:
-        if turns and used + r.token_count > budget:
-            return turns, True
-        turns.append(Turn(seq=r.seq, role=r.role, name=r.name, content=r.content, created_at=r.created_at))
-        used += r.token_count
-    return turns, False
 
 
 async def _advance(
@@ -194,39 +173,6 @@ async def _advance(
     )
     forced = job.force_to_seq is not None and to < job.force_to_seq
     if forced or policy.due(pending_messages=session.last_seq - to, pending_tokens=tokens):
-        await conn.execute(
-            text(
-                "UPDATE jobs SET run_after = now(), attempts = 0, error = NULL, updated_at = now() "
-                "WHERE tenant_id = :t AND kind = :k AND session_id = :s"
-            ),
-            {"t": t, "s": s, "k": KIND},
-        )
+        await queue.keep(conn, kind=KIND, tenant_id=t, session_id=s)
     else:
-        await conn.execute(
-            text("DELETE FROM jobs WHERE tenant_id = :t AND kind = :k AND session_id = :s"),
-            {"t": t, "s": s, "k": KIND},
-        )
-
-
-async def _fail(
-    conn: AsyncConnection, *, t: str, s: str, attempts: int, error: Exception, retry: RetryPolicy
-) -> None:
-    message = f"{type(error).__name__}: {error}"[:2000]
-    _log.warning("summary failed", tenant_id=t, session_id=s, attempt=attempts + 1, error=message)
-    await conn.execute(
-        text(
-            "UPDATE jobs SET attempts = attempts + 1, error = :err, updated_at = now(), "
-            "status = CASE WHEN attempts + 1 >= :max THEN 'failed' ELSE 'pending' END, "
-            "run_after = now() + make_interval(secs => least(:base * power(2, attempts), :cap)) "
-            "WHERE tenant_id = :t AND kind = :k AND session_id = :s"
-        ),
-        {
-            "t": t,
-            "s": s,
-            "k": KIND,
-            "err": message,
-            "max": retry.max_attempts,
-            "base": retry.backoff_seconds,
-            "cap": retry.backoff_max_seconds,
-        },
-    )
+        await queue.done(conn, kind=KIND, tenant_id=t, session_id=s)

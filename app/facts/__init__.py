@@ -1,0 +1,1 @@
+"""User facts: extraction and reconciliation (worker), the facts API, forgetting."""

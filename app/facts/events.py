@@ -1,0 +1,68 @@
+"""The change log of facts: every ADD / UPDATE / INVALIDATE / DELETE, by the system or the API."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import orjson
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+EventKind = Literal["ADD", "UPDATE", "INVALIDATE", "DELETE"]
+Actor = Literal["system", "api"]
+
+
+@dataclass(frozen=True)
+class Event:
+    fact_id: uuid.UUID
+    event: EventKind
+    old_content: str | None
+    new_content: str | None
+    actor: Actor
+    reason: str | None = None
+    related_fact_id: uuid.UUID | None = None
+    source_message_ids: tuple[uuid.UUID, ...] = ()
+
+
+_INSERT = text(
+    "INSERT INTO fact_events (tenant_id, user_id, fact_id, event, old_content, new_content, actor, "
+    "reason, related_fact_id, source_message_ids) "
+    "SELECT :t, :u, e.fact_id, e.event, e.old, e.new, e.actor, e.reason, e.related, "
+    "       coalesce(CAST(e.sources AS uuid[]), '{}') "
+    "FROM jsonb_to_recordset(CAST(:events AS jsonb)) AS e(fact_id uuid, event text, old text, new text, "
+    "     actor text, reason text, related uuid, sources text)"
+)
+
+
+async def record(conn: AsyncConnection, *, tenant_id: str, user_id: str, events: Sequence[Event]) -> None:
+    """Write the events in one statement, in the order given (ids ascend with it)."""
+    if not events:
+        return
+    payload = [
+        {
+            "fact_id": str(e.fact_id),
+            "event": e.event,
+            "old": e.old_content,
+            "new": e.new_content,
+            "actor": e.actor,
+            "reason": e.reason,
+            "related": str(e.related_fact_id) if e.related_fact_id else None,
+            "sources": "{" + ",".join(str(m) for m in e.source_message_ids) + "}",
+        }
+        for e in events
+    ]
+    await conn.execute(_INSERT, {"t": tenant_id, "u": user_id, "events": orjson.dumps(payload).decode()})
+
+
+async def redact(conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID) -> None:
+    """Remove a deleted fact's text from its history (the events themselves stay)."""
+    await conn.execute(
+        text(
+            "UPDATE fact_events SET old_content = NULL, new_content = NULL "
+            "WHERE tenant_id = :t AND fact_id = :f"
+        ),
+        {"t": tenant_id, "f": fact_id},
+    )

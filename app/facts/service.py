@@ -1,0 +1,329 @@
+"""Facts over the API: list (now, as of a time, or all), add, get, patch, delete, history.
+
+Every change writes its event in the same transaction. Facts written here get their embedding
+from the worker (`embedding` NULL until then), so no model call sits on the request path.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.errors import InvalidCursor, NotFound, ValidationFailed
+from app.facts import events
+from app.facts.forgetting import decayed_importance
+from app.facts.reconcile import Invalidate, normalize
+from app.facts.schemas import FactEventOut, FactIn, FactOut, FactPatch
+from app.facts.tasks import invalidate
+from app.jsonutil import dumps
+from app.merge_patch import merge_patch
+from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
+from app.users.service import ensure_user
+
+_FIELDS = (
+    "fact_id, user_id, content, kind, subject, exclusive, topics, importance, metadata, actor, "
+    "source_message_ids, session_id, valid_from, invalid_at, superseded_by, mention_count, "
+    "last_mentioned_at, last_used_at, created_at, updated_at"
+)
+_EVENT_FIELDS = (
+    "id, fact_id, event, old_content, new_content, actor, reason, related_fact_id, source_message_ids, "
+    "created_at"
+)
+
+
+def _cols(half_life_days: float) -> str:
+    return f"{_FIELDS}, {decayed_importance(half_life_days)} AS current_importance"
+
+
+async def _user_exists(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> None:
+    found = (
+        await conn.execute(
+            text("SELECT 1 FROM users WHERE tenant_id = :t AND user_id = :u"), {"t": tenant_id, "u": user_id}
+        )
+    ).first()
+    if found is None:
+        raise NotFound(f"No user {user_id}.")
+
+
+async def list_facts(
+    conn: AsyncConnection,
+    *,
+    tenant_id: str,
+    user_id: str,
+    as_of: datetime | None,
+    include_invalid: bool,
+    kinds: list[str] | None,
+    limit: int,
+    cursor: str | None,
+    half_life_days: float,
+) -> Page[FactOut]:
+    """Newest `valid_from` first. Valid now by default; `as_of`: valid at that time;
+    `include_invalid`: every fact, with its validity dates."""
+    if as_of is not None and include_invalid:
+        raise ValidationFailed(
+            "as_of and include_invalid=true cannot be combined: as_of already says which facts held then.",
+            errors=[{"loc": ["query", "as_of"], "msg": "not with include_invalid", "type": "conflict"}],
+        )
+    await _user_exists(conn, tenant_id=tenant_id, user_id=user_id)
+    where = ["tenant_id = :t", "user_id = :u"]
+    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "limit": limit + 1}
+    if as_of is not None:
+        where.append("valid_from <= :at AND (invalid_at IS NULL OR invalid_at > :at)")
+        params["at"] = as_of
+    elif not include_invalid:
+        where.append("invalid_at IS NULL")
+    if kinds:
+        where.append("kind = ANY(CAST(:kinds AS text[]))")
+        params["kinds"] = kinds
+    if cursor:
+        (at, fid), _ = decode_cursor(cursor, "facts", 2)
+        where.append("(valid_from, fact_id) < (:c_at, :c_id)")
+        params["c_at"], params["c_id"] = cursor_datetime(at), cursor_uuid(fid)
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_cols(half_life_days)} FROM facts WHERE {' AND '.join(where)} "
+                    "ORDER BY valid_from DESC, fact_id DESC LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    items = [FactOut(**r) for r in rows[:limit]]
+    nxt = None
+    if len(rows) > limit:
+        nxt = encode_cursor("facts", [items[-1].valid_from.isoformat(), str(items[-1].fact_id)])
+    return Page[FactOut](items=items, next_cursor=nxt)
+
+
+async def get_fact(
+    conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, half_life_days: float, lock: bool = False
+) -> FactOut:
+    row = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_cols(half_life_days)} FROM facts WHERE tenant_id = :t AND fact_id = :f"
+                    + (" FOR UPDATE" if lock else "")
+                ),
+                {"t": tenant_id, "f": fact_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No fact {fact_id}.")
+    return FactOut(**row)
+
+
+async def add_fact(
+    conn: AsyncConnection, *, tenant_id: str, user_id: str, body: FactIn, half_life_days: float
+) -> tuple[FactOut, bool]:
+    """Store a fact by hand. Returns (fact, created): the same statement already valid for the
+    user is returned as it is instead of a second copy. An exclusive fact ends the user's current
+    fact with its subject."""
+    await ensure_user(conn, tenant_id=tenant_id, user_id=user_id)
+    # Serialises with extraction for this user, which reconciles under the same lock.
+    await conn.execute(
+        text("SELECT pg_advisory_xact_lock(hashtextextended(:t || chr(31) || :u, 0))"),
+        {"t": tenant_id, "u": user_id},
+    )
+    current = (
+        await conn.execute(
+            text(
+                "SELECT fact_id, content, subject, valid_from FROM facts "
+                "WHERE tenant_id = :t AND user_id = :u AND invalid_at IS NULL"
+            ),
+            {"t": tenant_id, "u": user_id},
+        )
+    ).all()
+    same = next((c for c in current if normalize(c.content) == normalize(body.content)), None)
+    if same is not None:
+        return await get_fact(
+            conn, tenant_id=tenant_id, fact_id=same.fact_id, half_life_days=half_life_days
+        ), False
+    fact_id = uuid.uuid4()
+    valid_from = (
+        await conn.execute(
+            text(
+                "INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, subject, exclusive, topics, "
+                "importance, metadata, actor, valid_from, last_mentioned_at) "
+                "VALUES (:f, :t, :u, :content, :kind, :subject, :exclusive, :topics, :importance, "
+                "CAST(:md AS jsonb), 'api', coalesce(:vf, now()), now()) RETURNING valid_from"
+            ),
+            {
+                "f": fact_id,
+                "t": tenant_id,
+                "u": user_id,
+                "content": body.content.strip(),
+                "kind": body.kind.value,
+                "subject": body.subject,
+                "exclusive": body.exclusive,
+                "topics": body.topics,
+                "importance": body.importance,
+                "md": dumps(body.metadata).decode(),
+                "vf": body.valid_from,
+            },
+        )
+    ).scalar_one()
+    log = [
+        events.Event(
+            fact_id=fact_id, event="ADD", old_content=None, new_content=body.content.strip(), actor="api"
+        )
+    ]
+    if body.exclusive and body.subject is not None:
+        for c in current:
+            if c.subject == body.subject and c.valid_from <= valid_from:
+                op = Invalidate(
+                    fact_id=c.fact_id,
+                    content=c.content,
+                    at=valid_from,
+                    reason="superseded",
+                    superseded_by=fact_id,
+                    source_message_ids=(),
+                )
+                await invalidate(conn, tenant_id=tenant_id, op=op)
+                log.append(
+                    events.Event(
+                        fact_id=c.fact_id,
+                        event="INVALIDATE",
+                        old_content=c.content,
+                        new_content=None,
+                        actor="api",
+                        reason="superseded",
+                        related_fact_id=fact_id,
+                    )
+                )
+    await events.record(conn, tenant_id=tenant_id, user_id=user_id, events=log)
+    return await get_fact(conn, tenant_id=tenant_id, fact_id=fact_id, half_life_days=half_life_days), True
+
+
+async def patch_fact(
+    conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, body: FactPatch, half_life_days: float
+) -> FactOut:
+    """Edit a fact in place (an UPDATE event with the old and new text); `invalid_at` ends it (an
+    INVALIDATE event). A new text is embedded again by the worker."""
+    old = await get_fact(conn, tenant_id=tenant_id, fact_id=fact_id, half_life_days=half_life_days, lock=True)
+    content = body.content.strip() if body.content is not None else old.content
+    if body.invalid_at is not None and body.invalid_at < old.valid_from:
+        raise ValidationFailed(
+            "invalid_at is before the fact's valid_from.",
+            errors=[{"loc": ["body", "invalid_at"], "msg": "before valid_from", "type": "value_error"}],
+        )
+    await conn.execute(
+        text(
+            "UPDATE facts SET content = :content, kind = :kind, subject = :subject, topics = :topics, "
+            "importance = :importance, metadata = CAST(:md AS jsonb), updated_at = now(), "
+            "invalid_at = coalesce(:invalid_at, invalid_at), "
+            "embedding = CASE WHEN content = :content THEN embedding END "
+            "WHERE tenant_id = :t AND fact_id = :f"
+        ),
+        {
+            "t": tenant_id,
+            "f": fact_id,
+            "content": content,
+            "kind": (body.kind or old.kind).value,
+            "subject": body.subject if "subject" in body.model_fields_set else old.subject,
+            "topics": body.topics if body.topics is not None else old.topics,
+            "importance": body.importance if body.importance is not None else old.importance,
+            "md": dumps(
+                old.metadata if body.metadata is None else merge_patch(old.metadata, body.metadata)
+            ).decode(),
+            "invalid_at": body.invalid_at,
+        },
+    )
+    log: list[events.Event] = []
+    edited = body.model_fields_set - {"invalid_at"}
+    if edited:
+        log.append(
+            events.Event(
+                fact_id=fact_id,
+                event="UPDATE",
+                old_content=old.content,
+                new_content=content,
+                actor="api",
+                reason="edited: " + ", ".join(sorted(edited)),
+            )
+        )
+    if body.invalid_at is not None:
+        log.append(
+            events.Event(
+                fact_id=fact_id,
+                event="INVALIDATE",
+                old_content=content,
+                new_content=None,
+                actor="api",
+                reason="ended",
+            )
+        )
+    await events.record(conn, tenant_id=tenant_id, user_id=old.user_id, events=log)
+    return await get_fact(conn, tenant_id=tenant_id, fact_id=fact_id, half_life_days=half_life_days)
+
+
+async def delete_fact(conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, redact: bool) -> None:
+    """Remove the fact. Its history stays (a DELETE event ends it) unless `redact`, which also
+    blanks the text in every event of the fact."""
+    row = (
+        await conn.execute(
+            text("DELETE FROM facts WHERE tenant_id = :t AND fact_id = :f RETURNING user_id, content"),
+            {"t": tenant_id, "f": fact_id},
+        )
+    ).first()
+    if row is None:
+        raise NotFound(f"No fact {fact_id}.")
+    # Facts it had superseded point at nothing now.
+    await conn.execute(
+        text("UPDATE facts SET superseded_by = NULL WHERE tenant_id = :t AND superseded_by = :f"),
+        {"t": tenant_id, "f": fact_id},
+    )
+    event = events.Event(
+        fact_id=fact_id,
+        event="DELETE",
+        old_content=None if redact else row.content,
+        new_content=None,
+        actor="api",
+        reason="deleted and redacted" if redact else "deleted",
+    )
+    await events.record(conn, tenant_id=tenant_id, user_id=row.user_id, events=[event])
+    if redact:
+        await events.redact(conn, tenant_id=tenant_id, fact_id=fact_id)
+
+
+async def history(
+    conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, limit: int, cursor: str | None
+) -> Page[FactEventOut]:
+    """Oldest first: every change to the fact, also after it was deleted."""
+    params: dict[str, Any] = {"t": tenant_id, "f": fact_id, "limit": limit + 1}
+    after = ""
+    if cursor:
+        (pos,), _ = decode_cursor(cursor, "fact-events", 1)
+        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 2**63:
+            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+        after = "AND id > :pos"
+        params["pos"] = pos
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    f"SELECT {_EVENT_FIELDS} FROM fact_events WHERE tenant_id = :t AND fact_id = :f {after} "
+                    "ORDER BY id LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    if not rows and not cursor:
+        raise NotFound(f"No fact {fact_id}.")
+    items = [FactEventOut(**r) for r in rows[:limit]]
+    nxt = encode_cursor("fact-events", [items[-1].id]) if len(rows) > limit else None
+    return Page[FactEventOut](items=items, next_cursor=nxt)

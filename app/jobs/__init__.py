@@ -1,0 +1,1 @@
+"""Per-session derived work other than embeddings (summaries, fact extraction): the jobs table."""

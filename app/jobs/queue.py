@@ -1,0 +1,136 @@
+"""The jobs table as a queue: one row per (tenant, kind, session), written in the transaction that
+makes the work due, claimed with `FOR UPDATE SKIP LOCKED` and held for the whole step, so two
+workers never run the same session and a worker that dies mid-step rolls back (the step is redone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import structlog
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.indexing.tasks import RetryPolicy
+from app.jobs.schemas import JobState
+
+_log = structlog.get_logger("engram.jobs")
+POLL_SECONDS = 0.05
+T = TypeVar("T")
+_COLS = "status, attempts, error, run_after, force_to_seq"
+
+_CLAIM = text(
+    "SELECT tenant_id, session_id, attempts, force_to_seq FROM jobs "
+    "WHERE kind = :k AND status = 'pending' AND run_after <= now() "
+    "ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED"
+)
+
+
+async def claim(conn: AsyncConnection, kind: str) -> Any:
+    """The next due job of `kind`, locked until the transaction ends; None if there is none."""
+    return (await conn.execute(_CLAIM, {"k": kind})).first()
+
+
+async def keep(conn: AsyncConnection, *, kind: str, tenant_id: str, session_id: str) -> None:
+    """More is due: run again at once, with a clean slate of attempts."""
+    await conn.execute(
+        text(
+            "UPDATE jobs SET run_after = now(), attempts = 0, error = NULL, updated_at = now() "
+            "WHERE tenant_id = :t AND kind = :k AND session_id = :s"
+        ),
+        {"t": tenant_id, "s": session_id, "k": kind},
+    )
+
+
+async def done(conn: AsyncConnection, *, kind: str, tenant_id: str, session_id: str) -> None:
+    await conn.execute(
+        text("DELETE FROM jobs WHERE tenant_id = :t AND kind = :k AND session_id = :s"),
+        {"t": tenant_id, "s": session_id, "k": kind},
+    )
+
+
+async def fail(
+    conn: AsyncConnection,
+    *,
+    kind: str,
+    tenant_id: str,
+    session_id: str,
+    attempts: int,
+    error: Exception,
+    retry: RetryPolicy,
+) -> None:
+    """Record the error and retry with exponential backoff; after the last attempt the job stays
+    `failed` (visible over the API) until forced again."""
+    message = f"{type(error).__name__}: {error}"[:2000]
+    _log.warning(
+        f"{kind} failed", tenant_id=tenant_id, session_id=session_id, attempt=attempts + 1, error=message
+    )
+    await conn.execute(
+        text(
+            "UPDATE jobs SET attempts = attempts + 1, error = :err, updated_at = now(), "
+            "status = CASE WHEN attempts + 1 >= :max THEN 'failed' ELSE 'pending' END, "
+            "run_after = now() + make_interval(secs => least(:base * power(2, attempts), :cap)) "
+            "WHERE tenant_id = :t AND kind = :k AND session_id = :s"
+        ),
+        {
+            "t": tenant_id,
+            "s": session_id,
+            "k": kind,
+            "err": message,
+            "max": retry.max_attempts,
+            "base": retry.backoff_seconds,
+            "cap": retry.backoff_max_seconds,
+        },
+    )
+
+
+async def force(
+    conn: AsyncConnection, *, kind: str, tenant_id: str, session_id: str, to_seq: int
+) -> JobState:
+    """Queue a run covering up to `to_seq` now, whatever the policy says (a failed job revives)."""
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "INSERT INTO jobs (tenant_id, kind, session_id, force_to_seq) "
+                    "VALUES (:t, :k, :s, :to) "
+                    "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET "
+                    "  force_to_seq = greatest(jobs.force_to_seq, excluded.force_to_seq), "
+                    "  status = 'pending', attempts = 0, error = NULL, run_after = now(), updated_at = now() "
+                    f"RETURNING {_COLS}"
+                ),
+                {"t": tenant_id, "s": session_id, "k": kind, "to": to_seq},
+            )
+        )
+        .mappings()
+        .one()
+    )
+    return JobState(**row)
+
+
+async def state(conn: AsyncConnection, *, kind: str, tenant_id: str, session_id: str) -> JobState | None:
+    row = (
+        (
+            await conn.execute(
+                text(f"SELECT {_COLS} FROM jobs WHERE tenant_id = :t AND kind = :k AND session_id = :s"),
+                {"t": tenant_id, "s": session_id, "k": kind},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return JobState(**row) if row is not None else None
+
+
+async def wait_until(probe: Callable[[], Awaitable[T]], settled: Callable[[T], bool], seconds: float) -> T:
+    """Probe (bounded by `seconds`) until `settled` says the forced work is done or has failed;
+    returns the last probe. What clients get from a `wait_seconds` parameter."""
+    deadline = time.monotonic() + seconds
+    while True:
+        state = await probe()
+        if settled(state) or time.monotonic() >= deadline:
+            return state
+        await asyncio.sleep(POLL_SECONDS)
