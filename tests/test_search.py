@@ -258,7 +258,7 @@ def test_queries_about_what_the_assistant_said() -> None:
         ({"query": "ok", "limit": 10**6}, 422),
         ({"query": "ok", "mode": "fuzzy"}, 422),
         ({"query": "ok", "kinds": ["emails"]}, 422),
-        ({"query": "ok", "kinds": ["facts"]}, 422),
+        ({"query": "ok", "kinds": ["facts", "fact"]}, 422),
         ({"query": "ok", "filters": {"roles": "user"}}, 422),
         ({"query": "ok", "filters": {"roles": ["owner"]}}, 422),
         ({"query": "ok", "filters": {"metadata": []}}, 422),

@@ -15,10 +15,11 @@ router = APIRouter(prefix="/search", tags=["search"])
 @router.post(
     "",
     summary="Search memory",
-    description="Finds messages and/or session summaries (`kinds`) by meaning (`semantic`: pgvector "
-    "cosine), by words (`keyword`: PostgreSQL full text) or both fused (`hybrid`, the default), within "
+    description="Finds messages, session summaries and/or user facts (`kinds`) by meaning "
+    "(`semantic`: pgvector cosine), by words (`keyword`: PostgreSQL full text) or both fused "
+    "(`hybrid`, the default), within "
     "your tenant and optionally one user or session, with filters on roles, metadata, time and "
-    "sessions pushed into SQL. Both kinds are scored on one scale and ranked together. `mmr` removes "
+    "sessions pushed into SQL. All kinds are scored on one scale and ranked together. `mmr` removes "
     "near-duplicates, `recency` favours newer hits, `wait_for_indexing_ms` waits (bounded) until the "
     "messages you just wrote are searchable by meaning. Each hit carries its score parts.",
     responses=problem_responses(413),

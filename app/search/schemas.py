@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app.ai.fact_extractor import FactKind
 from app.errors import ValidationFailed
 from app.limits import Limits
 from app.messages.schemas import Role, as_utc
@@ -16,9 +17,6 @@ class Kind(StrEnum):
     messages = "messages"
     facts = "facts"
     summaries = "summaries"
-
-
-AVAILABLE_KINDS = {Kind.messages, Kind.summaries}
 
 
 class Mode(StrEnum):
@@ -32,19 +30,28 @@ class Filters(BaseModel):
     roles: list[Role] | None = Field(
         None,
         min_length=1,
-        description="Only messages of these roles. A summary mixes every role, so a role filter "
-        "excludes all summaries.",
+        description="Only messages of these roles. A summary mixes every role and a fact has no "
+        "speaker, so a role filter excludes all summaries and facts.",
     )
     metadata: dict[str, Any] | None = Field(
         None,
         description="JSON containment: hits whose metadata contains this object. A summary's metadata "
-        'is `{"from_seq", "to_seq"}`, so only a filter on those keys can match a summary.',
+        'is `{"from_seq", "to_seq"}`, so only a filter on those keys can match a summary; a fact\'s is '
+        "its own.",
     )
     created_after: datetime | None = Field(
-        None, description="created_at >= this (no zone: UTC). A summary's created_at is when it was written."
+        None,
+        description="created_at >= this (no zone: UTC). A summary's created_at is when it was written, "
+        "a fact's is its valid_from (when it became true).",
     )
     created_before: datetime | None = Field(None, description="created_at < this (no zone: UTC).")
-    session_ids: list[str] | None = Field(None, min_length=1, max_length=1000, description="Only these.")
+    session_ids: list[str] | None = Field(
+        None,
+        min_length=1,
+        max_length=1000,
+        description="Only these sessions; for facts, those first read from one of them (a fact added "
+        "over the API has no session and is excluded).",
+    )
 
     _zone = field_validator("created_after", "created_before")(as_utc)
 
@@ -74,12 +81,16 @@ class SearchRequest(BaseModel):
     )
     query: str = Field(min_length=1, description="What to look for, in natural language.")
     user_id: str | None = Field(None, description="Only this user's data.")
-    session_id: str | None = Field(None, description="Only this session.")
+    session_id: str | None = Field(
+        None,
+        description="Only this session. Facts belong to users, not sessions: for facts, the facts of "
+        "this session's user.",
+    )
     kinds: list[Kind] = Field(
         default_factory=lambda: [Kind.messages],
         min_length=1,
         description="What to search: `messages`, `summaries` (each step of a session's progressive "
-        "summary) or both, ranked together by score. `facts` is refused with a 422 until facts exist.",
+        "summary), `facts` (the user's facts valid now), or several, ranked together by score.",
     )
     mode: Mode = Mode.hybrid
     limit: int = Field(10, ge=1, le=100)
@@ -93,8 +104,9 @@ class SearchRequest(BaseModel):
         0,
         ge=0,
         le=10_000,
-        description="Wait up to this long until the scope's messages are all embedded. Summaries are "
-        "embedded as they are written, so a summaries-only search never waits.",
+        description="Wait up to this long until the scope's messages (and, when facts are searched, its "
+        "current facts) are all embedded. Summaries are embedded as they are written, so a "
+        "summaries-only search never waits.",
     )
 
     @field_validator("kinds")
@@ -120,12 +132,6 @@ class SearchRequest(BaseModel):
         for i, sid in enumerate(self.filters.session_ids or []):
             limits.check_id(sid, ["filters", "session_ids", i])
         limits.check_metadata(self.filters.metadata, ["filters", "metadata"])
-        missing = [k.value for k in self.kinds if k not in AVAILABLE_KINDS]
-        if missing:
-            raise ValidationFailed(
-                f"kinds: {', '.join(missing)} cannot be searched yet; use messages or summaries",
-                errors=[{"loc": ["kinds"], "msg": "not available yet", "type": "unavailable_kind"}],
-            )
 
 
 class ScoreParts(BaseModel):
@@ -134,38 +140,51 @@ class ScoreParts(BaseModel):
     fused: float = Field(
         description="The mode's relevance, 0..1 (hybrid: cosine + weighted keyword and conversation "
         "context, or normalised RRF with ENGRAM_SEARCH_FUSION=rrf). One scale for every kind: a summary "
-        "has no conversation around it, so it earns its cosine and keyword parts only."
+        "or a fact has no conversation around it, so it earns its cosine and keyword parts only (a "
+        "fact in weighted hybrid also 0.05 x its importance)."
     )
     recency: float | None = Field(None, description="0..1, halves every half_life_hours.")
 
 
 class SearchHit(BaseModel):
     kind: Kind
-    id: uuid.UUID = Field(description="The message_id, or for a summary its summary_id.")
-    session_id: str
+    id: uuid.UUID = Field(description="The message_id; for a summary its summary_id, for a fact its fact_id.")
+    session_id: str | None = Field(
+        description="The session; for a fact the one it was first read from (none for a fact added "
+        "over the API)."
+    )
     user_id: str
     seq: int | None = Field(
         None,
         description="The message's seq; for a summary its `to_seq`: it stands for every message of "
-        "the session up to there.",
+        "the session up to there (none for a fact).",
     )
-    role: Role | None = Field(None, description="The message's role (none for a summary).")
-    name: str | None = Field(None, description="The message's speaker name (none for a summary).")
+    role: Role | None = Field(None, description="The message's role (none for a summary or a fact).")
+    name: str | None = Field(None, description="The message's speaker name (none for a summary or a fact).")
     content: str
     metadata: dict[str, Any] = Field(
         description='The message\'s metadata, unchanged; for a summary `{"from_seq", "to_seq"}`: the '
-        "seqs its step read."
+        "seqs its step read; for a fact its own metadata."
     )
-    created_at: datetime = Field(description="When the message was sent, or the summary written.")
+    created_at: datetime = Field(
+        description="When the message was sent, the summary written, or the fact became true (its "
+        "`valid_from`)."
+    )
     score: float
     scores: ScoreParts
+    fact_kind: FactKind | None = Field(None, description="A fact's kind (none for other kinds).")
+    subject: str | None = Field(None, description="The slot a fact fills, e.g. `home` (if it has one).")
+    importance: float | None = Field(None, description="A fact's importance, 0..1 (none for other kinds).")
 
 
 class IndexingState(BaseModel):
     pending: int = Field(
-        description="Messages in the scope not yet embedded (0 when only summaries were searched)."
+        description="Messages in the scope not yet embedded, plus its current facts not yet embedded "
+        "when facts were searched (0 when only summaries were searched)."
     )
-    complete: bool = Field(description="True when every message in the scope is searchable by meaning.")
+    complete: bool = Field(
+        description="True when every message (and searched fact) in the scope is searchable by meaning."
+    )
 
 
 class SearchResponse(BaseModel):
@@ -201,6 +220,23 @@ class SearchResponse(BaseModel):
                             "created_at": "2026-11-25T11:00:00Z",
                             "score": 0.31,
                             "scores": {"semantic": 0.55, "keyword": 0.09, "fused": 0.31},
+                        },
+                        {
+                            "kind": "facts",
+                            "id": "9e1f2a3b-4c5d-4e6f-8a7b-1c2d3e4f5a6b",
+                            "session_id": "sess-1",
+                            "user_id": "user-42",
+                            "seq": None,
+                            "role": None,
+                            "name": None,
+                            "content": "Lives in Lisbon.",
+                            "metadata": {},
+                            "created_at": "2026-11-18T00:00:00Z",
+                            "score": 0.3,
+                            "scores": {"semantic": 0.49, "keyword": 0.09, "fused": 0.3},
+                            "fact_kind": "location",
+                            "subject": "home",
+                            "importance": 0.8,
                         },
                     ],
                     "indexing": {"pending": 0, "complete": True},

@@ -1,5 +1,5 @@
-"""Search over a tenant's messages and summaries: semantic (pgvector), keyword (full text) or both,
-fused, the kinds ranked together."""
+"""Search over a tenant's messages, summaries and facts: semantic (pgvector), keyword (full text) or
+both, fused, the kinds ranked together."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+from sqlalchemy import TextClause
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.config import Settings
 from app.indexing.tasks import vector_literal
 from app.jsonutil import loads
-from app.search import ranking, summaries
+from app.search import facts, ranking, summaries
 from app.search import sql as q
 from app.search.schemas import (
     IndexingState,
@@ -41,10 +42,16 @@ async def search(
 ) -> SearchResponse:
     kinds = set(req.kinds)
     scope = q.build_scope(tenant_id, req)
+    fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None
     await conn.execute(q.CUSTOM_PLANS)
-    pending = 0  # summaries are embedded in the transaction that writes them: only messages wait
+    # Summaries (and extracted facts) are embedded in the transaction that writes them; messages,
+    # and facts written over the API, are embedded by the worker afterwards: those may be waited for.
+    waits: list[tuple[TextClause, dict[str, Any]]] = []
     if Kind.messages in kinds:
-        pending = await _wait_for_indexing(conn, scope, req.wait_for_indexing_ms / 1000)
+        waits.append((q.pending_query(scope), scope.params))
+    if fact_scope is not None:
+        waits.append((facts.pending_query(fact_scope), fact_scope.params))
+    pending = await _wait_for_indexing(conn, waits, req.wait_for_indexing_ms / 1000)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
@@ -58,24 +65,46 @@ async def search(
         cands, sem_ids, kw_ids = await _messages(
             conn, scope, req, query_vec, n, with_vectors=with_vectors, weighted=weighted, settings=settings
         )
+    query_lit = None if query_vec is None else vector_literal(query_vec)
+    others: list[tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]] = []
     summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
     if summary_scope is not None:
-        more, more_sem, more_kw = await summaries.candidates(
+        more = await summaries.candidates(
             conn,
             summary_scope,
             req,
-            query_vec=None if query_vec is None else vector_literal(query_vec),
+            query_vec=query_lit,
             n=n,
             with_vectors=with_vectors,
             weighted=weighted,
             idf_cap=IDF_SCOPE_CAP,
         )
         if weighted:
-            ranking.on_its_own(more.values(), _weights(settings))
-        cands.update(more)
-        # RRF reads ranks, so each method gets one ranking over both kinds; their scores share a scale.
-        sem_ids = ranking.by_score(sem_ids + more_sem, lambda k: cands[k].semantic or 0.0)
-        kw_ids = ranking.by_score(kw_ids + more_kw, lambda k: cands[k].keyword or 0.0)
+            ranking.on_its_own(more[0].values(), _weights(settings))
+        others.append(more)
+    if fact_scope is not None:
+        more = await facts.candidates(
+            conn,
+            fact_scope,
+            req,
+            query_vec=query_lit,
+            n=n,
+            with_vectors=with_vectors,
+            weighted=weighted,
+            idf_cap=IDF_SCOPE_CAP,
+            settings=settings,
+        )
+        if weighted:
+            facts.fuse(more[0].values(), _weights(settings))
+        others.append(more)
+    if others:
+        for more_cands, more_sem, more_kw in others:
+            cands.update(more_cands)
+            sem_ids += more_sem
+            kw_ids += more_kw
+        # RRF reads ranks, so each method gets one ranking over all kinds; their scores share a scale.
+        sem_ids = ranking.by_score(sem_ids, lambda k: cands[k].semantic or 0.0)
+        kw_ids = ranking.by_score(kw_ids, lambda k: cands[k].keyword or 0.0)
     _score(cands, req, sem_ids, kw_ids, settings.search_rrf_k, fused=weighted)
     ordered = sorted(cands.values(), key=lambda c: c.score, reverse=True)
     if req.min_score is not None:
@@ -209,10 +238,15 @@ async def _rows(conn: AsyncConnection, stmt: Any, params: dict[str, Any]) -> lis
     return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]
 
 
-async def _wait_for_indexing(conn: AsyncConnection, scope: q.Scope, seconds: float) -> int:
+async def _wait_for_indexing(
+    conn: AsyncConnection, counts: list[tuple[TextClause, dict[str, Any]]], seconds: float
+) -> int:
+    """Poll the `counts` of rows waiting for their embedding until they are all 0 or time is up."""
     deadline = time.monotonic() + seconds
     while True:
-        pending = int((await conn.execute(q.pending_query(scope), scope.params)).scalar_one())
+        pending = 0
+        for stmt, params in counts:
+            pending += int((await conn.execute(stmt, params)).scalar_one())
         if pending == 0 or time.monotonic() >= deadline:
             return pending
         await asyncio.sleep(WAIT_STEP)
@@ -222,6 +256,8 @@ def _hit(c: ranking.Candidate) -> SearchHit:
     r = c.row
     if c.kind == Kind.summaries:
         own = summaries.hit_fields(r)
+    elif c.kind == Kind.facts:
+        own = facts.hit_fields(r)
     else:
         own = {"id": r["message_id"], "seq": r["seq"], "role": r["role"], "name": r["name"]}
     return SearchHit(
