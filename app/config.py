@@ -164,7 +164,11 @@ class Settings(BaseSettings):
     )
     memory_max_facts: int = Field(10, ge=0, le=200, description="Most facts a memory context includes.")
     memory_fact_min_score: float = Field(
-        0.2, ge=-1, le=1, description="Least cosine similarity of a fact to the query to enter a context."
+        0.0,
+        ge=-1,
+        le=1,
+        description="Least cosine of a fact to the query (or newest user message) to enter a context; "
+        "the best ENGRAM_MEMORY_MAX_FACTS above it are shown.",
     )
 
     retention_max_age_days: float | None = Field(

@@ -14,7 +14,17 @@ import pytest
 from app.ai.fact_extractor import FactCandidate, FactKind
 from app.ai.local_embedder import LocalEmbedder
 from app.config import Settings
-from app.facts.reconcile import Add, Current, Invalidate, Mention, Thresholds, Vector, normalize, reconcile
+from app.facts.reconcile import (
+    Add,
+    Current,
+    Invalidate,
+    Known,
+    Mention,
+    Thresholds,
+    Vector,
+    normalize,
+    reconcile,
+)
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 TH = Thresholds(merge=Settings().fact_merge_threshold, negation=Settings().fact_negation_threshold)
@@ -200,3 +210,22 @@ def test_reconciling_the_result_again_changes_nothing(embedder: LocalEmbedder) -
         vector=add.vector,
     )
     assert run(embedder, first, [stored]) == []
+
+
+def test_a_statement_already_read_is_skipped_even_once_it_has_ended(embedder: LocalEmbedder) -> None:
+    source = uuid.uuid4()
+    porto = current(embedder, "Lives in Porto.", subject="home", exclusive=True, at=T0 + timedelta(days=30))
+    # "Lives in Lisbon." from `source` was stored and later superseded by Porto: reading it again
+    # must not store it a second time (as an old value arriving late).
+    known = [
+        Known(subject="home", content="Lives in Lisbon.", source_message_ids=frozenset({source})),
+        Known(
+            subject="home", content="Lives in Porto.", source_message_ids=frozenset(porto.source_message_ids)
+        ),
+    ]
+    again = cand("Lives in Lisbon.", subject="home", exclusive=True, source=source)
+    assert list(reconcile([(again, vec(embedder, again.content))], [porto], TH, known)) == []
+    # A new message saying it is new information (an old value, read late).
+    fresh = cand("Lives in Lisbon.", subject="home", exclusive=True)
+    ops = list(reconcile([(fresh, vec(embedder, fresh.content))], [porto], TH, known))
+    assert len(ops) == 1 and isinstance(ops[0], Add) and ops[0].superseded_by == porto.fact_id

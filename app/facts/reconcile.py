@@ -98,19 +98,49 @@ class _State:
     ops: list[Op] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Known:
+    """A stored fact of the user, valid or not, as far as "was this read before?" needs it."""
+
+    subject: str | None
+    content: str
+    source_message_ids: frozenset[uuid.UUID]
+
+
 def reconcile(
     candidates: Sequence[tuple[FactCandidate, Vector]],
     current: Sequence[Current],
     thresholds: Thresholds,
+    known: Sequence[Known] = (),
 ) -> list[Op]:
-    """The operations that bring `current` up to date with `candidates` (vectors L2-normalised)."""
+    """The operations that bring `current` up to date with `candidates` (vectors L2-normalised).
+
+    `known` are all the user's stored facts, ended ones too: a candidate whose source messages a
+    stored fact of the same subject (or, without one, the same statement) already records was read
+    before, and is skipped; so reading a conversation again, after some of what it said has been
+    superseded, adds nothing.
+    """
     state = _State(current=list(current))
     for candidate, vector in candidates:
+        if _read_before(candidate, known):
+            continue
         if candidate.negated:
             _negate(state, candidate, vector, thresholds)
         else:
             _assert(state, candidate, vector, thresholds)
     return state.ops
+
+
+def _read_before(cand: FactCandidate, known: Sequence[Known]) -> bool:
+    sources = set(cand.source_message_ids)
+    if cand.negated:  # a negation is not stored; what it ended records it as an event, not a source
+        return False
+    norm = normalize(cand.content)
+    return any(
+        sources <= k.source_message_ids
+        and (k.subject == cand.subject if cand.subject is not None else normalize(k.content) == norm)
+        for k in known
+    )
 
 
 def _cosine(a: Vector | None, b: Vector) -> float:

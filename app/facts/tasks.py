@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.ai.embedder import Embedder
 from app.ai.fact_extractor import FactExtractor
 from app.facts import events
-from app.facts.reconcile import Add, Current, Invalidate, Mention, Op, Thresholds, reconcile
+from app.facts.reconcile import Add, Current, Invalidate, Known, Mention, Op, Thresholds, reconcile
 from app.indexing.tasks import RetryPolicy, vector_literal
 from app.jobs import queue
 from app.messages.turns import read_turns
@@ -88,7 +88,7 @@ async def extract_next(
                 text("SELECT pg_advisory_xact_lock(hashtextextended(:t || chr(31) || :u, 0))"),
                 {"t": t, "u": u},
             )
-            current = await _current(conn, tenant_id=t, user_id=u)
+            current, known = await _user_facts(conn, tenant_id=t, user_id=u)
             try:
                 async with llm_lock if llm_lock is not None else contextlib.nullcontext():
                     candidates = await extractor.extract(
@@ -104,25 +104,29 @@ async def extract_next(
                 )
                 result.failed = True
                 return result
-            ops = reconcile(list(zip(candidates, vectors, strict=True)), current, thresholds)
+            ops = reconcile(list(zip(candidates, vectors, strict=True)), current, thresholds, known)
             await apply(conn, tenant_id=t, user_id=u, session_id=s, ops=ops)
             result.changes = len(ops)
         await _advance(conn, tenant_id=t, session_id=s, to=step_to)
     return result
 
 
-async def _current(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> list[Current]:
+async def _user_facts(
+    conn: AsyncConnection, *, tenant_id: str, user_id: str
+) -> tuple[list[Current], list[Known]]:
+    """The user's facts valid now (with vectors), and all of them as `Known` (ended ones too)."""
     rows = (
         await conn.execute(
             text(
                 "SELECT fact_id, content, subject, exclusive, valid_from, importance, source_message_ids, "
-                "embedding::text AS vec FROM facts "
-                "WHERE tenant_id = :t AND user_id = :u AND invalid_at IS NULL ORDER BY valid_from, fact_id"
+                "invalid_at IS NULL AS valid, "
+                "CASE WHEN invalid_at IS NULL THEN embedding::text END AS vec FROM facts "
+                "WHERE tenant_id = :t AND user_id = :u ORDER BY valid_from, fact_id"
             ),
             {"t": tenant_id, "u": user_id},
         )
     ).all()
-    return [
+    current = [
         Current(
             fact_id=r.fact_id,
             content=r.content,
@@ -134,7 +138,13 @@ async def _current(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> li
             vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
         )
         for r in rows
+        if r.valid
     ]
+    known = [
+        Known(subject=r.subject, content=r.content, source_message_ids=frozenset(r.source_message_ids))
+        for r in rows
+    ]
+    return current, known
 
 
 _ADD = text(
