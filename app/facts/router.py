@@ -85,7 +85,12 @@ async def add_fact(
     return fact
 
 
-@facts.get("/{fact_id}", summary="Get a fact", responses=problem_responses(404))
+@facts.get(
+    "/{fact_id}",
+    summary="Get a fact",
+    description="One fact, valid or not, with its validity dates, sources and faded importance.",
+    responses=problem_responses(404),
+)
 async def get_fact(fact_id: FactIdPath, conn: Conn, tenant: TenantId, settings: Config) -> FactOut:
     return await service.get_fact(
         conn, tenant_id=tenant, fact_id=fact_id, half_life_days=settings.fact_half_life_days
