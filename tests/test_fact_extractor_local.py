@@ -827,3 +827,9 @@ def test_throughput() -> None:
     per_second = len(turns) / (time.perf_counter() - started)
     # Thousands a second on an idle machine; this only guards against a collapse.
     assert per_second > 500, per_second
+
+
+def test_a_tail_saying_how_long_is_not_an_object_and_a_number_is_not_an_employer() -> None:
+    assert said("i hate mayonnaise, always have") == [("Dislikes mayonnaise.", "dislikes:mayonnaise")]
+    assert said("I've been a UX designer for 11 years.") == [("Works as a UX designer.", "job_title")]
+    assert said("I work for 3M") == [("Works at 3M.", "employer")]

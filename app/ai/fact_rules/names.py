@@ -194,7 +194,10 @@ def organisation(text: str, s: Sentence) -> str | None:
     org = " ".join(parts)
     if org.endswith(".") and not re.search(r"\b(?:Inc|Corp|Co|Ltd|Bros)\.$", org):
         org = org.rstrip(".")
-    return None if not org or org.lower() in _NOT_ORGS else org
+    # "a designer for 11 years": a number alone is a quantity, not an employer ("3M" has letters).
+    if not org or org.lower() in _NOT_ORGS or not any(ch.isalpha() for ch in org):
+        return None
+    return org
 
 
 def person_name(text: str, *, max_words: int = 2, lower_ok: bool = False) -> str | None:

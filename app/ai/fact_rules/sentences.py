@@ -50,6 +50,8 @@ _CLAUSE_BOUNDARY = re.compile(
 _CONJUNCTIONS = (
     r"especially|particularly|such\s+as|including|because|cause|cuz|coz|since|but|though|although|while|"
     r"whereas|until|till|than|rather|instead|lol|lmao|haha+|tbh|imo|btw|so\s+(?:i|that|we|it|much|many)|"
+    # "I hate olives, always have": the tail says how long, it names nothing.
+    r"always\s+(?:have|had|has|did|was|were)|ever\s+since|"
     r"and\s+(?:i|i'm|im|i've|i'd|my|we|it|it's|they|he|she|you|then|also|now|so|but|still)"
 )
 
