@@ -188,7 +188,7 @@ class Worker:
             max_input_tokens=self.settings.fact_max_input_tokens,
             retry=self.policy,
             embed_lock=self.model_lock,
-            llm_lock=self.llm_lock,
+            llm_lock=None,  # neither extractor runs the local model: embeddings need not wait for it
         )
         if step.claimed:
             self.metrics.worker_items.labels("extract", "retry_or_failed" if step.failed else "done").inc()

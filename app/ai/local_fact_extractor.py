@@ -154,6 +154,7 @@ marathon"); "I quit my job" with no employer named; other languages.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -361,7 +362,9 @@ class LocalFactExtractor:
     async def extract(
         self, *, turns: Sequence[TurnRef], known_subjects: Sequence[str]
     ) -> list[FactCandidate]:
-        return extract_facts(turns, known_subjects)
+        # Pure-Python regexes: in a thread, so the worker's event loop (its other lane, the API in
+        # embedded mode) is not held for a long backlog.
+        return await asyncio.to_thread(extract_facts, turns, known_subjects)
 
     async def aclose(self) -> None:
         """Nothing to release."""
