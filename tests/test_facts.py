@@ -357,3 +357,18 @@ async def test_importance_fades_and_faded_extracted_facts_expire(
         "expired",
         "system",
     )
+
+
+async def test_deleting_sessions_and_users_while_the_worker_extracts_never_deadlocks(
+    api: httpx.AsyncClient,
+) -> None:
+    # Each delete lands while the worker may be running that session's extraction step: the claim's
+    # key-share locks make the delete wait for the step instead of deadlocking with it.
+    for i in range(40):
+        user, sid = f"churn-{i}", f"churn-s-{i}"
+        await api.post("/v1/sessions", json={"session_id": sid, "user_id": user})
+        msgs = [{"role": "user", "content": f"I live in Lisbon and I love jazz, take {i}."}] * 3
+        assert (await api.post(f"/v1/sessions/{sid}/messages", json={"messages": msgs})).status_code == 201
+        await asyncio.sleep(0.01 * (i % 5))
+        r = await (api.delete(f"/v1/sessions/{sid}") if i % 2 else api.delete(f"/v1/users/{user}"))
+        assert r.status_code == 204, r.text

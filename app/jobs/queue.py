@@ -22,10 +22,19 @@ POLL_SECONDS = 0.05
 T = TypeVar("T")
 _COLS = "status, attempts, error, run_after, force_to_seq"
 
+# The claim also takes KEY SHARE locks on the job's session and user rows. A step holds its job
+# and later updates the session row (and inserts rows referencing both); a session delete or user
+# purge locks those rows first and reaches the job by cascade, the other way round. With the key
+# share taken at claim time, a delete waits for a running step to commit instead of deadlocking
+# with it, and a job whose session is being deleted right now is skipped. Appends are not held up:
+# KEY SHARE does not conflict with their UPDATE of the session row.
 _CLAIM = text(
-    "SELECT tenant_id, session_id, attempts, force_to_seq FROM jobs "
-    "WHERE kind = :k AND status = 'pending' AND run_after <= now() "
-    "ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED"
+    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq "
+    "FROM jobs j JOIN sessions s USING (tenant_id, session_id) "
+    "JOIN users u ON u.tenant_id = s.tenant_id AND u.user_id = s.user_id "
+    "WHERE j.kind = :k AND j.status = 'pending' AND j.run_after <= now() "
+    "ORDER BY j.run_after LIMIT 1 "
+    "FOR UPDATE OF j SKIP LOCKED FOR KEY SHARE OF s, u SKIP LOCKED"
 )
 
 
