@@ -8,11 +8,12 @@ embedded yet) the most important facts come first.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.facts.forgetting import decayed_importance
@@ -23,10 +24,11 @@ IMPORTANCE_WEIGHT = 0.1  # how much faded importance adds to a cosine when ranki
 _US = "(extract(epoch FROM valid_from) * 1000000)::bigint"
 
 
-def _query(half_life_days: float, anchor: str) -> str:
+@functools.cache  # a few (half-life, anchor) pairs per process: built once, not per memory read
+def _query(half_life_days: float, anchor: str) -> TextClause:
     importance = decayed_importance(half_life_days)
     score = "1 - (embedding <=> q.v)"
-    return (
+    return text(
         f"WITH q AS (SELECT {anchor} AS v) "
         f"SELECT fact_id, content, kind, metadata, {_US} AS valid_us, "
         f"CASE WHEN q.v IS NULL OR embedding IS NULL THEN NULL ELSE {score} END AS score, "
@@ -60,7 +62,7 @@ async def relevant_facts(
         params["s"], params["seq"] = session_id, anchor_seq
     else:
         anchor = "CAST(NULL AS vector)"
-    rows = (await conn.execute(text(_query(half_life_days, anchor)), params)).all()
+    rows = (await conn.execute(_query(half_life_days, anchor), params)).all()
     return [
         {
             "fact_id": str(r.fact_id),

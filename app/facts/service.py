@@ -18,7 +18,7 @@ from app.facts import events
 from app.facts.forgetting import decayed_importance
 from app.facts.reconcile import Invalidate, normalize
 from app.facts.schemas import FactEventOut, FactIn, FactOut, FactPatch
-from app.facts.tasks import invalidate
+from app.facts.tasks import invalidate, invalidated, lock_user_facts
 from app.jsonutil import dumps
 from app.merge_patch import merge_patch
 from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
@@ -132,10 +132,7 @@ async def add_fact(
     fact with its subject."""
     await ensure_user(conn, tenant_id=tenant_id, user_id=user_id)
     # Serialises with extraction for this user, which reconciles under the same lock.
-    await conn.execute(
-        text("SELECT pg_advisory_xact_lock(hashtextextended(:t || chr(31) || :u, 0))"),
-        {"t": tenant_id, "u": user_id},
-    )
+    await lock_user_facts(conn, tenant_id=tenant_id, user_id=user_id)
     current = (
         await conn.execute(
             text(
@@ -191,17 +188,7 @@ async def add_fact(
                     source_message_ids=(),
                 )
                 await invalidate(conn, tenant_id=tenant_id, op=op)
-                log.append(
-                    events.Event(
-                        fact_id=c.fact_id,
-                        event="INVALIDATE",
-                        old_content=c.content,
-                        new_content=None,
-                        actor="api",
-                        reason="superseded",
-                        related_fact_id=fact_id,
-                    )
-                )
+                log.append(invalidated(op, actor="api"))
     await events.record(conn, tenant_id=tenant_id, user_id=user_id, events=log)
     return await get_fact(conn, tenant_id=tenant_id, fact_id=fact_id, half_life_days=half_life_days), True
 

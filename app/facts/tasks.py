@@ -84,10 +84,7 @@ async def extract_next(
             step_to = turns[-1].seq if cut else session.last_seq
             result.read = len(turns)
             # One user's facts are reconciled by one step at a time (sessions run side by side).
-            await conn.execute(
-                text("SELECT pg_advisory_xact_lock(hashtextextended(:t || chr(31) || :u, 0))"),
-                {"t": t, "u": u},
-            )
+            await lock_user_facts(conn, tenant_id=t, user_id=u)
             current, known = await _user_facts(conn, tenant_id=t, user_id=u)
             try:
                 async with llm_lock if llm_lock is not None else contextlib.nullcontext():
@@ -109,6 +106,15 @@ async def extract_next(
             result.changes = len(ops)
         await _advance(conn, tenant_id=t, session_id=s, to=step_to)
     return result
+
+
+async def lock_user_facts(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> None:
+    """Serialise changes to one user's facts (extraction steps of their sessions, manual adds)
+    until the transaction ends."""
+    await conn.execute(
+        text("SELECT pg_advisory_xact_lock(hashtextextended(:t || chr(31) || :u, 0))"),
+        {"t": tenant_id, "u": user_id},
+    )
 
 
 async def _user_facts(
@@ -223,7 +229,7 @@ async def apply(
                 )
         else:
             await invalidate(conn, tenant_id=tenant_id, op=op)
-            log.append(_invalidated(op, actor="system"))
+            log.append(invalidated(op, actor="system"))
     await events.record(conn, tenant_id=tenant_id, user_id=user_id, events=log)
 
 
@@ -245,7 +251,7 @@ def _added(op: Add) -> events.Event:
     )
 
 
-def _invalidated(op: Invalidate, *, actor: events.Actor) -> events.Event:
+def invalidated(op: Invalidate, *, actor: events.Actor) -> events.Event:
     return events.Event(
         fact_id=op.fact_id,
         event="INVALIDATE",
