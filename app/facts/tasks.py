@@ -59,17 +59,7 @@ async def extract_next(
             return result
         result.claimed = True
         t, s = job.tenant_id, job.session_id
-        session = (
-            await conn.execute(
-                text(
-                    "SELECT user_id, last_seq, extracted_seq FROM sessions "
-                    "WHERE tenant_id = :t AND session_id = :s"
-                ),
-                {"t": t, "s": s},
-            )
-        ).first()
-        if session is None:  # deleted meanwhile; the cascade takes the job too
-            return result
+        session = job  # the claim carries the session's row, key-share locked for the step
         u = session.user_id
         step_to = session.extracted_seq
         if session.last_seq > session.extracted_seq:

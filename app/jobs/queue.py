@@ -29,7 +29,8 @@ _COLS = "status, attempts, error, run_after, force_to_seq"
 # with it, and a job whose session is being deleted right now is skipped. Appends are not held up:
 # KEY SHARE does not conflict with their UPDATE of the session row.
 _CLAIM = text(
-    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq "
+    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, "
+    "s.user_id, s.last_seq, s.summarized_seq, s.extracted_seq "
     "FROM jobs j JOIN sessions s USING (tenant_id, session_id) "
     "JOIN users u ON u.tenant_id = s.tenant_id AND u.user_id = s.user_id "
     "WHERE j.kind = :k AND j.status = 'pending' AND j.run_after <= now() "
@@ -39,7 +40,8 @@ _CLAIM = text(
 
 
 async def claim(conn: AsyncConnection, kind: str) -> Any:
-    """The next due job of `kind`, locked until the transaction ends; None if there is none."""
+    """The next due job of `kind` with its session's user_id, last_seq and watermarks, locked
+    until the transaction ends; None if there is none."""
     return (await conn.execute(_CLAIM, {"k": kind})).first()
 
 

@@ -59,17 +59,7 @@ async def summarize_next(
             return result
         result.claimed = True
         t, s = job.tenant_id, job.session_id
-        session = (
-            await conn.execute(
-                text(
-                    "SELECT user_id, last_seq, summarized_seq FROM sessions "
-                    "WHERE tenant_id = :t AND session_id = :s"
-                ),
-                {"t": t, "s": s},
-            )
-        ).first()
-        if session is None:  # deleted meanwhile; the cascade takes the job too
-            return result
+        session = job  # the claim carries the session's row, key-share locked for the step
         target = job.force_to_seq if job.force_to_seq is not None else session.last_seq - policy.keep_recent
         target = min(target, session.last_seq)
         start = session.summarized_seq
