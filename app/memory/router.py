@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 import orjson
-from fastapi import APIRouter, BackgroundTasks, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Response
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.deps import Cache, CheckedLimits, Config, Embed, Engine, ReadConn, SessionIdPath, TenantId, Tok
+from app.ai.embedder import Embedder
+from app.ai.tokenizer import Tokenizer
+from app.cache import WindowCache
+from app.config import Settings
+from app.deps import ReadConn, SessionIdPath, TenantId
 from app.errors import ValidationFailed, problem_responses
 from app.facts.relevant import mark_used
+from app.limits import Limits
 from app.memory import service
 from app.memory.schemas import MemoryOut
 from app.messages.schemas import Role
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["memory"])
+
+
+@dataclass(frozen=True)
+class _Parts:
+    cache: WindowCache
+    tokenizer: Tokenizer
+    limits: Limits
+    settings: Settings
+    embedder: Embedder
+    engine: AsyncEngine
+
+
+async def _parts(request: Request) -> _Parts:
+    # One dependency for the app's parts instead of one each (app.deps): FastAPI's per-dependency
+    # cost is a tenth of this hot route's CPU.
+    state = request.state
+    return _Parts(state.cache, state.tokenizer, state.limits, state.settings, state.embedder, state.engine)
 
 
 @router.get(
@@ -32,12 +56,7 @@ async def get_memory(
     session_id: SessionIdPath,
     conn: ReadConn,
     tenant: TenantId,
-    cache: Cache,
-    tokenizer: Tok,
-    limits: CheckedLimits,
-    settings: Config,
-    embedder: Embed,
-    engine: Engine,
+    parts: Annotated[_Parts, Depends(_parts)],
     tasks: BackgroundTasks,
     max_tokens: Annotated[int, Query(ge=0, description="Token budget of `context`.")] = 2000,
     query: Annotated[
@@ -48,6 +67,7 @@ async def get_memory(
         list[Role] | None, Query(description="Only messages of these roles (repeatable).")
     ] = None,
 ) -> Response:
+    settings = parts.settings
     if max_tokens > settings.memory_max_tokens:
         raise ValidationFailed(
             f"max_tokens: is {max_tokens}; the limit is {settings.memory_max_tokens}",
@@ -59,12 +79,12 @@ async def get_memory(
                 f"query: is {len(query)} characters; the limit is {settings.max_query_chars}",
                 errors=[{"loc": ["query", "query"], "msg": "too long", "type": "too_long"}],
             )
-        limits.check_text(query, ["query", "query"])
+        parts.limits.check_text(query, ["query", "query"])
     memory = await service.get_memory(
         conn,
-        cache=cache,
-        tokenizer=tokenizer,
-        embedder=embedder,
+        cache=parts.cache,
+        tokenizer=parts.tokenizer,
+        embedder=parts.embedder,
         facts_policy=service.FactsPolicy(
             limit=settings.memory_max_facts,
             min_score=settings.memory_fact_min_score,
@@ -80,7 +100,7 @@ async def get_memory(
     # Serialised here, not through the response model: the documents are already in the API's
     # shape, and skipping a pydantic round trip per message matters on this hot path.
     if memory.fact_ids:
-        tasks.add_task(mark_used, engine, tenant_id=tenant, fact_ids=memory.fact_ids)
+        tasks.add_task(mark_used, parts.engine, tenant_id=tenant, fact_ids=memory.fact_ids)
     return Response(
         orjson.dumps(memory.body),
         media_type="application/json",

@@ -41,9 +41,11 @@ _HAS_FACTS = (
     "EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = :t AND f.user_id = sessions.user_id "
     "AND f.invalid_at IS NULL) AS has_facts"
 )
-_VERSION = text(
+# Sent on the driver's own connection (asyncpg's statement cache, no SQLAlchemy execute): this
+# read runs on every request, and SQLAlchemy's layers cost more CPU than the query itself.
+_VERSION = (
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
-    f"{_HAS_FACTS} FROM sessions WHERE tenant_id = :t AND session_id = :s"
+    f"{_HAS_FACTS.replace(':t', '$1')} FROM sessions WHERE tenant_id = $1 AND session_id = $2"
 )
 # The session's version, newest messages and latest summary in one statement, so one snapshot:
 # a window is stored under exactly the version it was read at.
@@ -127,12 +129,12 @@ class _Head:
     has_facts: bool
 
 
-def _head(row: Any) -> _Head:
+def _head(row: Any) -> _Head:  # a RowMapping or an asyncpg Record
     return _Head(
-        user_id=row.user_id,
-        version=Version(last_seq=row.last_seq, cache_gen=row.cache_gen, epoch=row.epoch),
-        summarized_seq=row.summarized_seq,
-        has_facts=row.has_facts,
+        user_id=row["user_id"],
+        version=Version(last_seq=row["last_seq"], cache_gen=row["cache_gen"], epoch=row["epoch"]),
+        summarized_seq=row["summarized_seq"],
+        has_facts=row["has_facts"],
     )
 
 
@@ -142,7 +144,7 @@ async def _read_window(
     row = (await conn.execute(_WINDOW, {"t": tenant_id, "s": session_id, "n": size})).first()
     if row is None:
         raise NotFound(f"No session {session_id}.")
-    head = _head(row)
+    head = _head(row._mapping)
     messages = [_message_doc(session_id, m) for m in _json(row.messages) or []]
     window = Window(
         version=head.version,
@@ -317,7 +319,9 @@ async def get_memory(
     head: _Head | None = None
     source = "database"
     if cache.healthy:
-        row = (await conn.execute(_VERSION, {"t": tenant_id, "s": session_id})).first()
+        driver = (await conn.get_raw_connection()).driver_connection
+        assert driver is not None
+        row = await driver.fetchrow(_VERSION, tenant_id, session_id)
         if row is None:
             raise NotFound(f"No session {session_id}.")
         head = _head(row)
