@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -33,3 +35,17 @@ def engine_for(url: str) -> AsyncEngine:
 async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
     async with engine.connect() as conn:
         return list((await conn.execute(text(sql), params)).all())
+
+
+async def wait_until(predicate_sql: str, url: str, within: float = 120) -> None:
+    """Poll until the query's first column is true, or fail after `within` seconds."""
+    engine = engine_for(url)
+    try:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if (await fetch(engine, predicate_sql))[0][0]:
+                return
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"timed out waiting for: {predicate_sql}")
+    finally:
+        await engine.dispose()

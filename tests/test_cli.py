@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import socket
 import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -17,53 +14,11 @@ import httpx
 import psutil
 import pytest
 
+from tests.procs import ENGRAM, Server, engram_env, free_port
+
 pytestmark = pytest.mark.slow
 
-ENGRAM = str(Path(sys.executable).with_name("engram"))
 SYSTEM_PG = "postgresql://postgres@127.0.0.1:5432/test"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
-    env.update({"ENGRAM_LOG_LEVEL": "warning", **extra})
-    return env
-
-
-class Server:
-    def __init__(self, data_dir: Path, **env: str) -> None:
-        self.port = _free_port()
-        self.data_dir = data_dir
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [ENGRAM, "serve", "--port", str(self.port), "--data-dir", str(data_dir)],
-            env=_env(**env),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"engram serve exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError("engram serve did not become ready")
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=40)
 
 
 def _postgres_running_in(data_dir: Path) -> bool:
@@ -169,10 +124,10 @@ def _system_pg_reachable() -> bool:
 
 @pytest.mark.skipif(not _system_pg_reachable(), reason="no PostgreSQL without pgvector on 127.0.0.1:5432")
 def test_database_without_pgvector_stops_with_a_clear_message() -> None:
-    for cmd in (["migrate"], ["serve", "--port", str(_free_port())]):
+    for cmd in (["migrate"], ["serve", "--port", str(free_port())]):
         done = subprocess.run(
             [ENGRAM, *cmd],
-            env=_env(ENGRAM_DATABASE_URL=SYSTEM_PG),
+            env=engram_env(ENGRAM_DATABASE_URL=SYSTEM_PG),
             capture_output=True,
             text=True,
             timeout=60,

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -24,9 +21,9 @@ from app.db.embedded import EmbeddedPostgres
 from app.indexing.tasks import RetryPolicy, embed_pending
 from app.main import create_app
 from tests.conftest import STARTUP, client_for, make_settings
-from tests.dbutil import create_database, engine_for, fetch
+from tests.dbutil import create_database, engine_for, fetch, wait_until
+from tests.procs import free_port, start_worker
 
-ENGRAM = str(Path(sys.executable).with_name("engram"))
 WORDS = [
     "coffee",
     "lisbon",
@@ -71,30 +68,6 @@ async def _seed(url: str, n: int, *, session: str = "s1", seed: int = 0) -> list
             r = await c.post(f"/v1/sessions/{session}/messages", json={"messages": batch})
             assert r.status_code == 201, r.text
     return texts
-
-
-def _worker(url: str, **env: str) -> subprocess.Popen[bytes]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
-    full.update(
-        ENGRAM_DATABASE_URL=url,
-        ENGRAM_LOG_LEVEL="warning",
-        ENGRAM_DATA_DIR=str(Path.cwd() / ".engram"),  # shares the exported model cache
-        **env,
-    )
-    return subprocess.Popen([ENGRAM, "worker"], env=full, stderr=subprocess.PIPE)
-
-
-async def _wait_until(predicate_sql: str, url: str, within: float = 120) -> None:
-    engine = engine_for(url)
-    try:
-        deadline = time.monotonic() + within
-        while time.monotonic() < deadline:
-            if (await fetch(engine, predicate_sql))[0][0]:
-                return
-            await asyncio.sleep(0.2)
-        raise AssertionError(f"timed out waiting for: {predicate_sql}")
-    finally:
-        await engine.dispose()
 
 
 async def _assert_each_embedded_once(url: str, texts: list[str]) -> None:
@@ -143,9 +116,9 @@ async def test_a_message_becomes_searchable_with_no_call_but_the_post(api: httpx
 @pytest.mark.slow
 async def test_sigkill_mid_batch_loses_nothing_and_embeds_each_message_once(own_db: str) -> None:
     texts = await _seed(own_db, 3000)
-    first = _worker(own_db, ENGRAM_WORKER_BATCH_SIZE="256")
+    first = start_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="256")
     try:
-        await _wait_until("SELECT count(*) FILTER (WHERE embed_status = 'done') > 300 FROM messages", own_db)
+        await wait_until("SELECT count(*) FILTER (WHERE embed_status = 'done') > 300 FROM messages", own_db)
         first.send_signal(signal.SIGKILL)  # mid-batch: a claimed batch is in the model right now
         first.wait(timeout=10)
     finally:
@@ -155,9 +128,9 @@ async def test_sigkill_mid_batch_loses_nothing_and_embeds_each_message_once(own_
     done = (await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'done'"))[0][0]
     await engine.dispose()
     assert 0 < done < len(texts), "the kill should land mid-way"
-    second = _worker(own_db)
+    second = start_worker(own_db)
     try:
-        await _wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
+        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
     finally:
         second.send_signal(signal.SIGTERM)
         assert second.wait(timeout=30) == 0
@@ -167,9 +140,9 @@ async def test_sigkill_mid_batch_loses_nothing_and_embeds_each_message_once(own_
 @pytest.mark.slow
 async def test_two_workers_never_process_the_same_item(own_db: str) -> None:
     texts = await _seed(own_db, 2000, seed=1)
-    workers = [_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="64") for _ in range(2)]
+    workers = [start_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="64") for _ in range(2)]
     try:
-        await _wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
+        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
     finally:
         for w in workers:
             w.send_signal(signal.SIGTERM)
@@ -264,15 +237,9 @@ async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(own_db: st
     assert rows[0][0] == 20
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def own_redis(tmp_path: Path) -> AsyncIterator[tuple[int, subprocess.Popen[bytes]]]:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,
@@ -289,14 +256,14 @@ async def test_workers_keep_going_when_redis_stops(
     own_db: str, own_redis: tuple[int, subprocess.Popen[bytes]]
 ) -> None:
     port, redis_proc = own_redis
-    worker = _worker(own_db, ENGRAM_REDIS_URL=f"redis://127.0.0.1:{port}/0")
+    worker = start_worker(own_db, ENGRAM_REDIS_URL=f"redis://127.0.0.1:{port}/0")
     try:
         await _seed(own_db, 50, seed=4)
-        await _wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db, within=60)
+        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db, within=60)
         redis_proc.kill()
         redis_proc.wait()
         await _seed(own_db, 50, seed=5, session="s2")
-        await _wait_until(
+        await wait_until(
             "SELECT count(*) = 100 AND bool_and(embed_status = 'done') FROM messages", own_db, within=60
         )
         assert worker.poll() is None, "the worker died with Redis"
