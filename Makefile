@@ -4,15 +4,16 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test lint openapi bench-append clean
+.PHONY: serve test lint openapi clients bench-append clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml openapi/clients/python/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# PyTorch first, pinned: this version's CPU build is what these machines carry; any other
 	# resolution would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The generated Python client too: the tests and examples/ use it.
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e openapi/clients/python
 	touch $(STAMP)
 
 serve: $(STAMP)          ## install, then serve on 127.0.0.1:8000 with the embedded PostgreSQL
@@ -30,6 +31,9 @@ lint: $(STAMP)
 
 openapi: $(STAMP)        ## regenerate openapi/openapi.json from the app
 	$(BIN)/engram openapi --output openapi/openapi.json
+
+clients: $(STAMP)        ## regenerate openapi/clients/{python,typescript} from openapi/openapi.json
+	scripts/gen-clients
 
 bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
 	$(BIN)/python bench/append.py

@@ -1,0 +1,176 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.fact_out import FactOut
+from ...models.problem import Problem
+from ...types import Response
+
+
+def _get_kwargs(
+    fact_id: UUID,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/facts/{fact_id}".format(
+            fact_id=quote(str(fact_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> FactOut | Problem | None:
+    if response.status_code == 200:
+        response_200 = FactOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[FactOut | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    fact_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[FactOut | Problem]:
+    """Get a fact
+
+     One fact, valid or not, with its validity dates, sources and faded importance.
+
+    Args:
+        fact_id (UUID): The fact's id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[FactOut | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        fact_id=fact_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    fact_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> FactOut | Problem | None:
+    """Get a fact
+
+     One fact, valid or not, with its validity dates, sources and faded importance.
+
+    Args:
+        fact_id (UUID): The fact's id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        FactOut | Problem
+    """
+
+    return sync_detailed(
+        fact_id=fact_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    fact_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> Response[FactOut | Problem]:
+    """Get a fact
+
+     One fact, valid or not, with its validity dates, sources and faded importance.
+
+    Args:
+        fact_id (UUID): The fact's id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[FactOut | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        fact_id=fact_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    fact_id: UUID,
+    *,
+    client: AuthenticatedClient,
+) -> FactOut | Problem | None:
+    """Get a fact
+
+     One fact, valid or not, with its validity dates, sources and faded importance.
+
+    Args:
+        fact_id (UUID): The fact's id.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        FactOut | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            fact_id=fact_id,
+            client=client,
+        )
+    ).parsed
