@@ -6,9 +6,12 @@ import ipaddress
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.redis_client import SENTINEL_SCHEME, parse_sentinel_url
 
 
 class Switch(StrEnum):
@@ -47,7 +50,12 @@ class Settings(BaseSettings):
     embedding_dim: int = Field(
         384, ge=1, le=16000, description="Dimension of stored embeddings (fixed at install)."
     )
-    redis_url: str | None = Field(None, description="Redis URL; unset: no Redis (PostgreSQL only).")
+    redis_url: str | None = Field(
+        None,
+        description="Redis URL (`redis://`, `rediss://`, `unix://`, or `redis+sentinel://host:26379"
+        "[,host:port...]/service[/db]` to follow a Sentinel-managed primary); unset: no Redis "
+        "(PostgreSQL only).",
+    )
 
     # --- auth ---
     auth: Switch = Field(Switch.off, description="`on`: every /v1 call needs a tenant API key.")
@@ -237,6 +245,13 @@ class Settings(BaseSettings):
     max_name_length: int = Field(256, ge=1, description="Longest message `name` (UTF-8 bytes).")
     max_fact_bytes: int = Field(4096, ge=16, description="Longest fact `content` (UTF-8 bytes).")
     idempotency_ttl_hours: float = Field(24.0, gt=0, description="How long Idempotency-Keys hold.")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, url: str | None) -> str | None:
+        if url and urlsplit(url).scheme == SENTINEL_SCHEME:
+            parse_sentinel_url(url)  # a malformed one stops the start, naming the setting
+        return url
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -24,6 +24,7 @@ from app.db.migrate import upgrade
 from app.indexing.wake import Waker
 from app.limits import Limits
 from app.metrics import Metrics
+from app.redis_client import make_redis
 from app.runtime import start_embedder
 from app.tenants.service import ensure_tenant
 from app.worker import Worker
@@ -60,17 +61,9 @@ def make_lifespan(
         engine = make_engine(settings, url)
         key_engine = make_key_engine(url)
         metrics.watch_pool(lambda: _pool_stats(engine))
-        redis = (
-            Redis.from_url(
-                settings.redis_url,
-                # A cache must fail fast: a hung Redis costs each request at most this, once,
-                # then WindowCache stays away from it for a second.
-                socket_timeout=settings.redis_timeout_seconds,
-                socket_connect_timeout=settings.redis_timeout_seconds,
-            )
-            if settings.redis_url
-            else None
-        )
+        # A cache must fail fast: a hung Redis costs each request at most the timeout, once, then
+        # WindowCache stays away from it for a second.
+        redis = make_redis(settings.redis_url, timeout=settings.redis_timeout_seconds)
         if not settings.auth_on:
             _log.warning(
                 "auth is OFF: every caller is tenant %r; only for local use on loopback",

@@ -7,11 +7,11 @@ import signal
 
 import structlog
 from prometheus_client import start_http_server
-from redis.asyncio import Redis
 
 from app.config import Settings
 from app.db.engine import make_engine
 from app.metrics import Metrics
+from app.redis_client import make_redis
 from app.runtime import start_embedder
 from app.worker import Worker
 
@@ -25,7 +25,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
         loop.add_signal_handler(sig, stop.set)
     metrics = Metrics()
     engine = make_engine(settings, database_url)
-    redis = Redis.from_url(settings.redis_url) if settings.redis_url else None
+    redis = make_redis(settings.redis_url)
     embedder = await start_embedder(settings, engine)
     if settings.worker_metrics_port is not None:
         start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)
