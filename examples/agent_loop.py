@@ -59,7 +59,8 @@ def answer(
     engram: AuthenticatedClient, chat: OpenAI, model: str, session_id: str, turn: str, max_tokens: int
 ) -> str:
     append(engram, session_id, MessageIn(role="user", content=turn))
-    # The context ends with the newest messages, this turn among them; `query` picks the facts.
+    # The context ends with the newest messages, this turn among them; `query` picks the facts
+    # (and may be at most ENGRAM_MAX_QUERY_CHARS long, 4000 by default).
     memory = ok(get_memory.sync(session_id, client=engram, max_tokens=max_tokens, query=turn[:4000]))
     completion = chat.chat.completions.create(
         model=model,
