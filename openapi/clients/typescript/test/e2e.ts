@@ -52,13 +52,21 @@ assert.ok(memory.data, JSON.stringify(memory.error));
 assert.ok(memory.data.context.includes("salmon flavoured kibble"), memory.data.context);
 assert.ok(memory.data.token_count > 0 && memory.data.token_count <= 500);
 
-const search = await engram.POST("/v1/search", {
-  body: { query: "what does the cat eat?", user_id: userId, limit: 3, wait_for_indexing_ms: 10000 },
-});
-assert.ok(search.data, JSON.stringify(search.error));
-assert.equal(search.data.indexing.complete, true);
-const top = search.data.results[0];
-assert.ok(top?.content.includes("salmon"), JSON.stringify(search.data.results));
+// Semantic hits need the worker's embeddings: search again until the scope is fully indexed.
+async function searchIndexed(query: string) {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const found = await engram.POST("/v1/search", {
+      body: { query, user_id: userId, limit: 3, wait_for_indexing_ms: 5000 },
+    });
+    assert.ok(found.data, JSON.stringify(found.error));
+    if (found.data.indexing.complete || Date.now() > deadline) return found.data;
+  }
+}
+const search = await searchIndexed("what does the cat eat?");
+assert.equal(search.indexing.complete, true);
+const top = search.results[0];
+assert.ok(top?.content.includes("salmon"), JSON.stringify(search.results));
 assert.ok((top?.scores.semantic ?? 0) > 0, "the hit was not found by meaning");
 
 const added = await engram.POST("/v1/users/{user_id}/facts", {
