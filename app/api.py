@@ -15,6 +15,7 @@ from app.search.router import router as search_router
 from app.sessions.router import router as sessions_router
 from app.summaries.router import router as summaries_router
 from app.tenants.router import router as admin_router
+from app.transfer.router import router as transfer_router
 from app.users.router import router as users_router
 
 v1 = APIRouter(prefix="/v1")
@@ -28,6 +29,7 @@ v1.include_router(facts_router)
 v1.include_router(session_facts_router)
 v1.include_router(search_router)
 v1.include_router(indexing_router)
+v1.include_router(transfer_router)
 v1.include_router(admin_router)
 
 root = APIRouter()

@@ -237,6 +237,9 @@ class Settings(BaseSettings):
 
     # --- limits (checked before any work is done) ---
     max_body_bytes: int = Field(8 * 1024 * 1024, ge=1024, description="Largest request body.")
+    max_import_bytes: int = Field(
+        64 * 1024 * 1024, ge=1024, description="Largest import file (`POST /v1/users/{id}/import`)."
+    )
     max_content_bytes: int = Field(100_000, ge=1, description="Largest message content (UTF-8 bytes).")
     max_batch_messages: int = Field(1000, ge=1, description="Most messages in one append.")
     max_metadata_bytes: int = Field(16_384, ge=2, description="Largest metadata object (JSON).")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import structlog
 from starlette.datastructures import Headers, MutableHeaders
@@ -89,16 +90,32 @@ class RequestContextMiddleware:
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
 
 
+@dataclass(frozen=True)
+class StreamedBody:
+    """A route that reads its own large, non-JSON body as a stream (an import): here only its
+    declared size and media type are checked, and the route counts the bytes as they come."""
+
+    path: re.Pattern[str]
+    media_type: str
+    max_bytes: int
+    setting: str  # named in the 413
+
+
 class RequestGuardMiddleware:
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, streamed: Sequence[StreamedBody] = ()) -> None:
         self.app = app
         self.max = max_body_bytes
+        self.streamed = tuple(streamed)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        route = next((s for s in self.streamed if s.path.match(scope["path"])), None)
+        if route is not None:
+            await self._guard_stream(route, headers, scope, receive, send)
+            return
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max:
             await self._reject(scope, send, self._too_large())
@@ -140,6 +157,25 @@ class RequestGuardMiddleware:
             return {"type": "http.request", "body": body, "more_body": False}
 
         await self.app(scope, replay, send)
+
+    async def _guard_stream(
+        self, route: StreamedBody, headers: Headers, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > route.max_bytes:
+            too_large = f"The request body exceeds {route.max_bytes} bytes ({route.setting})."
+            await self._reject(scope, send, PayloadTooLarge(too_large, limit=route.max_bytes))
+            return
+        ctype = headers.get("content-type", "")
+        media = ctype.split(";", 1)[0].strip().lower()
+        # A body with a length, or a chunked one that names a type, must be the route's type.
+        if length != "0" and media != route.media_type and (length is not None or ctype):
+            exc = UnsupportedMediaType(
+                f"Send JSON Lines with Content-Type: {route.media_type}, not {ctype!r}."
+            )
+            await self._reject(scope, send, exc)
+            return
+        await self.app(scope, receive, send)
 
     def _too_large(self) -> PayloadTooLarge:
         return PayloadTooLarge(

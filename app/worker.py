@@ -33,6 +33,7 @@ from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention
 from app.summaries.policy import SummaryPolicy
 from app.summaries.tasks import summarize_next
+from app.transfer.tasks import embed_summaries_next
 
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
@@ -124,6 +125,8 @@ class Worker:
                     busy = await self.extract_once()
                 if housekeeping and not busy:
                     busy = await self.embed_facts_once()
+                if housekeeping and not busy:
+                    busy = await self.embed_summaries_once()
                 if housekeeping and time.monotonic() - last_evict > EVICT_EVERY:
                     await evictions.sweep(self.engine, self.cache)
                     last_evict = time.monotonic()
@@ -206,6 +209,19 @@ class Worker:
         if n:
             self.metrics.worker_items.labels("embed_facts", "done").inc(n)
         return n > 0
+
+    async def embed_summaries_once(self) -> bool:
+        """Embed a batch of an imported session's summaries; True if a session was claimed."""
+        claimed = await embed_summaries_next(
+            self.engine,
+            embedder=self.embedder,
+            batch_size=self.settings.worker_batch_size,
+            retry=self.policy,
+            lock=self.model_lock,
+        )
+        if claimed:
+            self.metrics.worker_items.labels("embed_summaries", "done").inc()
+        return claimed
 
     async def expire_facts(self) -> int:
         if self.settings.fact_expire_below is None:

@@ -8,6 +8,7 @@ per operation; a new operation without a case fails `test_every_v1_operation_has
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -361,6 +362,32 @@ get_extraction = _session_read("extraction")
 extract = _session_read("extract", method="post")
 
 
+async def export_user(w: World) -> None:
+    real = await w.b.get(f"/v1/users/{w.user_id}/export")
+    await assert_hidden(real, await w.b.get(f"/v1/users/{GHOST_USER}/export"), w.user_id, GHOST_USER)
+
+
+async def import_user(w: World) -> None:
+    """B imports A's own export: it lands in B's user of that id, on ids of B's own (A holds the
+    originals), and B's answer is the one it gets for the same file with ids no one holds."""
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    file = (await w.a.get(f"/v1/users/{w.user_id}/export")).content
+    real = await w.b.post(f"/v1/users/{w.user_id}/import", content=file, headers=ndjson)
+    assert real.status_code == 200, real.text
+    text = file.decode()
+    for old in {*re.findall(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", text)}:
+        text = text.replace(old, str(uuid.uuid4()))
+    text = text.replace(f'"{w.session_id}', '"g-sess')  # B's own sessions have A's ids now
+    ghost = await w.b.post(f"/v1/users/{GHOST_USER}/import", content=text.encode(), headers=ndjson)
+    assert ghost.status_code == 200, ghost.text
+    assert {**real.json(), "user_id": GHOST_USER} == ghost.json()
+    copy = (await w.b.get(f"/v1/users/{w.user_id}/export")).text
+    assert "A's secret" in copy  # B's own copy of what A gave it
+    assert w.message_id not in copy and w.fact_id not in copy
+    real = await w.b.get(f"/v1/sessions/{w.session_id}/messages/{w.message_id}")
+    assert real.status_code == 404
+
+
 Case = Callable[[World], Awaitable[None]]
 CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/users"): list_users,
@@ -394,6 +421,8 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/indexing"): indexing_status,
     ("GET", "/v1/indexing/failed"): list_failed,
     ("POST", "/v1/indexing/retry"): retry_failed,
+    ("GET", "/v1/users/{user_id}/export"): export_user,
+    ("POST", "/v1/users/{user_id}/import"): import_user,
 }
 
 
