@@ -3,9 +3,13 @@
 `make clients` (scripts/gen-clients) rewrites them; `--check` generates into a temporary
 directory instead and exits 1 when the committed clients differ, which a test runs in CI.
 
-FastAPI's operation ids carry the path and method (`create_session_v1_sessions_post`); the
-generators name functions and modules after them, so they are cut back to the route's own name
-(`create_session`) in a copy of the spec first. Nothing else of the spec is changed.
+Two things are adjusted in a copy of the spec first, nothing else:
+- FastAPI's operation ids carry the path and method (`create_session_v1_sessions_post`); the
+  generators name functions and modules after them, so they are cut back to the route's own name
+  (`create_session`).
+- A body that is neither JSON nor text (the JSON Lines of export / import) is a plain string in
+  the spec; it is marked binary, so the Python client sends and returns it as bytes (`File`)
+  instead of generating a body it cannot send.
 """
 
 from __future__ import annotations
@@ -34,13 +38,28 @@ METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
 IGNORED = {"__pycache__", ".pdm-build", "build", "dist", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
 
 
-def short_operation_ids(spec: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `spec` whose FastAPI-made operation ids are reduced to the routes' names."""
+def _is_bytes(media_type: str) -> bool:
+    return not (media_type.startswith("text/") or media_type.split(";")[0].endswith(("/json", "+json")))
+
+
+def _mark_binary(op: dict[str, Any]) -> None:
+    bodies = [op.get("requestBody", {}), *op.get("responses", {}).values()]
+    for body in bodies:
+        for media_type, media in body.get("content", {}).items():
+            if _is_bytes(media_type) and media.get("schema") == {"type": "string"}:
+                media["schema"] = {"type": "string", "format": "binary"}
+
+
+def prepare(spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `spec` with short operation ids and binary non-JSON bodies (see above)."""
     spec = json.loads(json.dumps(spec))
     seen: dict[str, str] = {}
     for path, item in spec["paths"].items():
         for method, op in item.items():
-            if method not in METHODS or "operationId" not in op:
+            if method not in METHODS:
+                continue
+            _mark_binary(op)
+            if "operationId" not in op:
                 continue
             suffix = re.sub(r"\W", "_", path) + "_" + method
             if op["operationId"].endswith(suffix):
@@ -145,7 +164,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="engram-clients-") as tmp:
         work = Path(tmp)
         spec = work / "openapi.json"
-        spec.write_text(json.dumps(short_operation_ids(json.loads(args.spec.read_text())), indent=2))
+        spec.write_text(json.dumps(prepare(json.loads(args.spec.read_text())), indent=2))
         generate_python(spec, work / "python")
         generate_typescript(spec, work / "typescript" / TS_SCHEMA)
         python = _files(work / "python")

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from engram_client import AuthenticatedClient
+from engram_client.api.export_and_import import export_user, import_user
 from engram_client.api.facts import add_fact, list_facts
 from engram_client.api.memory import get_memory
 from engram_client.api.messages import append_messages, list_messages
@@ -28,6 +29,7 @@ from engram_client.api.users import upsert_user
 from engram_client.models import (
     AppendRequest,
     FactIn,
+    ImportResult,
     MessageIn,
     MessageInMetadata,
     Problem,
@@ -37,6 +39,7 @@ from engram_client.models import (
     UserUpsert,
     UserUpsertMetadata,
 )
+from engram_client.types import File
 
 from app.db.embedded import EmbeddedPostgres
 from tests.chat_stub import ChatScript, Reply
@@ -171,6 +174,17 @@ def test_python_client_end_to_end(live: Live) -> None:
     assert not isinstance(facts, Problem) and facts is not None
     assert fact.fact_id in [f.fact_id for f in facts.items]
 
+    # A user's memory moves to another tenant as one JSON Lines file, bytes both ways.
+    exported = export_user.sync(user_id, client=engram)
+    assert isinstance(exported, File), exported
+    elsewhere = AuthenticatedClient(base_url=live.url, token=live.new_key())
+    imported = import_user.sync(user_id, client=elsewhere, body=exported)
+    assert isinstance(imported, ImportResult), imported
+    assert imported.created.messages == 2
+    moved = list_facts.sync(user_id, client=elsewhere)
+    assert not isinstance(moved, Problem) and moved is not None
+    assert "Has a cat called Miso." in [f.content for f in moved.items]
+
     missing = get_session.sync(f"ghost-{run}", client=engram)
     assert isinstance(missing, Problem)
     assert (missing.status, missing.type_) == (404, "urn:engram:problem:not-found")
@@ -180,7 +194,13 @@ def test_python_client_end_to_end(live: Live) -> None:
 
 def test_typescript_client_end_to_end(live: Live, node_client: Path) -> None:
     key, run = live.new_key(), uuid.uuid4().hex[:8]
-    env = {**os.environ, "ENGRAM_URL": live.url, "ENGRAM_API_KEY": key, "ENGRAM_RUN": run}
+    env = {
+        **os.environ,
+        "ENGRAM_URL": live.url,
+        "ENGRAM_API_KEY": key,
+        "ENGRAM_OTHER_API_KEY": live.new_key(),
+        "ENGRAM_RUN": run,
+    }
     seen = json.loads(_run(["node", "build/test/e2e.js"], node_client, env).strip().splitlines()[-1])
     assert seen["seqs"] == [1, 2]
     assert seen["facts"] >= 1

@@ -528,6 +528,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{user_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a user's memory
+         * @description Streams the user's sessions, messages, summaries, facts and fact history as JSON Lines (`application/x-ndjson`; the format is in docs/api.md), read from one consistent snapshot. Embeddings are not included. The file imports with `POST .../import`.
+         */
+        get: operations["export_user"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/{user_id}/facts": {
         parameters: {
             query?: never;
@@ -546,6 +566,26 @@ export interface paths {
          * @description Stores a fact about the user (created if new). The same statement already valid is returned as it is (200). An `exclusive` fact with a `subject` ends the user's current fact with that subject. The worker embeds it shortly after, for search and memory.
          */
         post: operations["add_fact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a user's memory
+         * @description Takes an export file (`Content-Type: application/x-ndjson`, at most ENGRAM_MAX_IMPORT_BYTES) and writes it into this user of your tenant (created if new), all or nothing: ids, seqs and timestamps are kept (an id another user holds is replaced by one derived from it), and what the user already has is left as it is, so importing a file twice changes nothing. A bad line is refused with its line number; embeddings follow in the background.
+         */
+        post: operations["import_user"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,6 +641,39 @@ export interface components {
         AppendResponse: {
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
+        };
+        /** Counts */
+        Counts: {
+            /**
+             * Fact Events
+             * @default 0
+             */
+            fact_events?: number;
+            /**
+             * Facts
+             * @default 0
+             */
+            facts?: number;
+            /**
+             * Messages
+             * @default 0
+             */
+            messages?: number;
+            /**
+             * Sessions
+             * @default 0
+             */
+            sessions?: number;
+            /**
+             * Summaries
+             * @default 0
+             */
+            summaries?: number;
+            /**
+             * Users
+             * @default 0
+             */
+            users?: number;
         };
         /** ExtractAccepted */
         ExtractAccepted: {
@@ -920,6 +993,39 @@ export interface components {
              * @description Only these sessions; for facts, those first read from one of them (a fact added over the API has no session and is excluded).
              */
             session_ids?: string[] | null;
+        };
+        /**
+         * ImportResult
+         * @example {
+         *       "already_present": {
+         *         "fact_events": 0,
+         *         "facts": 0,
+         *         "messages": 0,
+         *         "sessions": 0,
+         *         "summaries": 0,
+         *         "users": 0
+         *       },
+         *       "created": {
+         *         "fact_events": 11,
+         *         "facts": 7,
+         *         "messages": 120,
+         *         "sessions": 2,
+         *         "summaries": 5,
+         *         "users": 1
+         *       },
+         *       "user_id": "user-42"
+         *     }
+         */
+        ImportResult: {
+            /** @description Records of the file the user already had (an earlier import of it): left as they are. */
+            already_present: components["schemas"]["Counts"];
+            /** @description Records of the file written by this import. */
+            created: components["schemas"]["Counts"];
+            /**
+             * User Id
+             * @description The user the file was imported into (the path's).
+             */
+            user_id: string;
         };
         /** IndexingState */
         IndexingState: {
@@ -3964,6 +4070,66 @@ export interface operations {
             };
         };
     };
+    export_user: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your id for the user. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"type":"engram.export","version":1,"exported_at":"2026-11-27T10:00:00Z","user_id":"user-42"}
+                     *     {"type":"user","user_id":"user-42","metadata":{"plan":"pro"},"created_at":"2026-11-25T10:00:00Z","updated_at":"2026-11-25T10:00:00Z"}
+                     *     {"type":"session","session_id":"sess-1","metadata":{},"last_seq":1,"extracted_seq":1,"created_at":"2026-11-25T10:00:00Z","updated_at":"2026-11-25T10:00:00Z","ended_at":null}
+                     *     {"type":"message","message_id":"0b7f5c1e-8d7e-4c55-9a55-1f2b3c4d5e6f","session_id":"sess-1","seq":1,"role":"user","name":"Ada","content":"I moved to Lisbon last week.","metadata":{},"token_count":7,"created_at":"2026-11-25T10:00:00Z","updated_at":"2026-11-25T10:00:00Z"}
+                     *     {"type":"end","records":3}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_facts: {
         parameters: {
             query?: {
@@ -4084,6 +4250,90 @@ export interface operations {
             };
             /** @description Body, content, batch or metadata over its limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    import_user: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Your id for the user. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {"type":"engram.export","version":1,"exported_at":"2026-11-27T10:00:00Z","user_id":"user-42"}
+                 *     {"type":"user","user_id":"user-42","metadata":{"plan":"pro"},"created_at":"2026-11-25T10:00:00Z","updated_at":"2026-11-25T10:00:00Z"}
+                 *     {"type":"session","session_id":"sess-1","metadata":{},"last_seq":1,"extracted_seq":1,"created_at":"2026-11-25T10:00:00Z","updated_at":"2026-11-25T10:00:00Z","ended_at":null}
+                 *     {"type":"message","message_id":"0b7f5c1e-8d7e-4c55-9a55-1f2b3c4d5e6f","session_id":"sess-1","seq":1,"role":"user","name":"Ada","content":"I moved to Lisbon last week.","metadata":{},"token_count":7,"created_at":"2026-11-25T10:00:00Z","updated_at":"2026-11-25T10:00:00Z"}
+                 *     {"type":"end","records":3}
+                 */
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, content, batch or metadata over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

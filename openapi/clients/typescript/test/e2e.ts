@@ -1,7 +1,8 @@
 /**
  * End to end against a live server (tests/test_clients.py starts one): the calls an agent makes on
- * every turn, through the typed client. Needs ENGRAM_URL, ENGRAM_API_KEY and ENGRAM_RUN (a unique
- * suffix for ids). Prints one JSON line with what it saw; any failed expectation exits non-zero.
+ * every turn, through the typed client. Needs ENGRAM_URL, ENGRAM_API_KEY, ENGRAM_OTHER_API_KEY (a
+ * second tenant, to import into) and ENGRAM_RUN (a unique suffix for ids). Prints one JSON line with
+ * what it saw; any failed expectation exits non-zero.
  */
 import assert from "node:assert/strict";
 
@@ -79,6 +80,22 @@ const facts = await engram.GET("/v1/users/{user_id}/facts", {
 });
 assert.ok(facts.data, JSON.stringify(facts.error));
 assert.ok(facts.data.items.some((f) => f.fact_id === added.data?.fact_id));
+
+// A user's memory moves to another tenant as JSON Lines: text both ways, not JSON.
+const exported = await engram.GET("/v1/users/{user_id}/export", {
+  params: { path: { user_id: userId } },
+  parseAs: "text",
+});
+assert.ok(exported.data, JSON.stringify(exported.error));
+const elsewhere = createEngramClient(need("ENGRAM_URL"), need("ENGRAM_OTHER_API_KEY"));
+const imported = await elsewhere.POST("/v1/users/{user_id}/import", {
+  params: { path: { user_id: userId } },
+  body: exported.data,
+  bodySerializer: (body) => body,
+  headers: { "Content-Type": "application/x-ndjson" },
+});
+assert.ok(imported.data, JSON.stringify(imported.error));
+assert.equal(imported.data.created.messages, 2);
 
 // Errors are typed problem objects, not exceptions.
 const missing = await engram.GET("/v1/sessions/{session_id}", {

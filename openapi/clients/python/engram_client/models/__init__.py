@@ -2,6 +2,7 @@
 
 from .append_request import AppendRequest
 from .append_response import AppendResponse
+from .counts import Counts
 from .extract_accepted import ExtractAccepted
 from .extraction_state import ExtractionState
 from .fact_event_out import FactEventOut
@@ -18,6 +19,7 @@ from .failed_item import FailedItem
 from .filters import Filters
 from .filters_metadata_type_0 import FiltersMetadataType0
 from .healthz_response_healthz_healthz_get import HealthzResponseHealthzHealthzGet
+from .import_result import ImportResult
 from .indexing_state import IndexingState
 from .indexing_status import IndexingStatus
 from .job_state import JobState
@@ -75,6 +77,7 @@ from .user_upsert_metadata import UserUpsertMetadata
 __all__ = (
     "AppendRequest",
     "AppendResponse",
+    "Counts",
     "ExtractAccepted",
     "ExtractionState",
     "FactEventOut",
@@ -91,6 +94,7 @@ __all__ = (
     "Filters",
     "FiltersMetadataType0",
     "HealthzResponseHealthzHealthzGet",
+    "ImportResult",
     "IndexingState",
     "IndexingStatus",
     "JobState",
