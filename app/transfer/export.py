@@ -20,7 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.errors import NotFound
 from app.transfer.format import FORMAT, VERSION
 
-PAGE = 1000
+# Rows per page: a message may hold ENGRAM_MAX_CONTENT_BYTES (100 kB), so a page stays under
+# ~25 MB even then, and a few hundred bytes a row is the usual case.
+PAGE = 250
 
 _USER = text(
     "SELECT user_id, metadata, created_at, updated_at FROM users WHERE tenant_id = :t AND user_id = :u"
