@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.db.outage import OUTAGE_ERRORS, is_outage
 from app.jsonutil import dumps
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -219,6 +220,13 @@ async def _database_down(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _database_error(request: Request, exc: Exception) -> Response:
+    """Any other database error: an outage the server reports in its own words, else a bug."""
+    if is_outage(exc):
+        return await _database_down(request, exc)
+    return await _unhandled(request, exc)
+
+
 async def _unhandled(request: Request, exc: Exception) -> Response:
     _log.exception("unhandled error", path=request.url.path)
     return problem_response(
@@ -235,8 +243,9 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     # Lost connections, refused connects and an exhausted pool are outages, not bugs: 503.
-    for outage in (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError, OSError):
+    for outage in OUTAGE_ERRORS:
         app.add_exception_handler(outage, _database_down)
+    app.add_exception_handler(sa_exc.DBAPIError, _database_error)
     app.add_exception_handler(Exception, _unhandled)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import structlog
-from sqlalchemy import exc as sa_exc
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.embedder import Embedder, EmbedderMismatch, make_embedder
 from app.config import Settings
 from app.db.introspect import embedding_dimension
+from app.db.outage import is_outage
 
 _log = structlog.get_logger("engram.runtime")
 
@@ -18,7 +18,9 @@ async def start_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
     embedder = make_embedder(settings)
     try:
         installed = await embedding_dimension(engine)
-    except (OSError, sa_exc.OperationalError, sa_exc.InterfaceError) as exc:
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
         # The API may start before its database is up (it answers 503 and /readyz says so).
         # Unchecked, a mismatch would show as the worker failing to store vectors, loudly.
         _log.warning("database unavailable at start; embedding dimension not checked", error=str(exc))
