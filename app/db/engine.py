@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import NullPool
 
 from app.config import Settings
+from app.db.outage import count_session_end_as_disconnect
 
 
 def async_url(url: str) -> str:
@@ -22,7 +23,7 @@ def async_url(url: str) -> str:
 
 
 def make_engine(settings: Settings, url: str) -> AsyncEngine:
-    return create_async_engine(
+    engine = create_async_engine(
         async_url(url),
         pool_size=settings.db_pool_size,
         max_overflow=settings.db_max_overflow,
@@ -32,6 +33,8 @@ def make_engine(settings: Settings, url: str) -> AsyncEngine:
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": "engram", "timezone": "UTC"}},
     )
+    count_session_end_as_disconnect(engine)
+    return engine
 
 
 def make_key_engine(url: str) -> AsyncEngine:

@@ -1,8 +1,12 @@
-"""Which database errors are outages (retry shortly: 503), not bugs (500)."""
+"""Which database errors are outages (retry shortly: 503, renew the pool), not bugs (500)."""
 
 from __future__ import annotations
 
+import asyncpg
+from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 # PostgreSQL says it is going away as an ordinary server error (SQLAlchemy's generic DBAPIError),
 # not as a connection error: 57P01 admin_shutdown (a fast stop ends every session), 57P02
@@ -19,10 +23,28 @@ OUTAGE_ERRORS: tuple[type[Exception], ...] = (
 
 def _server_going_away(orig: BaseException | None) -> bool:
     state = getattr(orig, "sqlstate", None)
-    return isinstance(state, str) and (state in _OUTAGE_SQLSTATES or state.startswith("08"))
+    if isinstance(state, str) and (state in _OUTAGE_SQLSTATES or state.startswith("08")):
+        return True
+    # A stopping server also sends its FATAL to idle connections. asyncpg, idle, takes it for a
+    # protocol error and waits for a sync that never comes; a request that takes the connection
+    # before the socket's close is seen gets "cannot switch to state N; another operation (2) is
+    # in progress". Such a connection can never be used again.
+    return isinstance(getattr(orig, "__cause__", None), asyncpg.exceptions.InternalClientError)
 
 
 def is_outage(exc: BaseException) -> bool:
     if isinstance(exc, OUTAGE_ERRORS):
         return True
     return isinstance(exc, sa_exc.DBAPIError) and _server_going_away(exc.orig)
+
+
+def count_session_end_as_disconnect(engine: AsyncEngine) -> None:
+    """A session the server ended (a stop, a restart, a crash) is a disconnect: the connection is
+    dropped and the pool renewed at once, so the connections the server ended while they sat in
+    the pool are replaced rather than each failing a request of its own. The driver alone counts
+    such an error as a disconnect only if it has already seen the socket close."""
+
+    @event.listens_for(engine.sync_engine, "handle_error")
+    def _mark(context: ExceptionContext) -> None:
+        if _server_going_away(getattr(context.sqlalchemy_exception, "orig", None)):
+            context.is_disconnect = True
