@@ -4,11 +4,6 @@ missed writes while Redis was away is never served when it comes back."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import socket
-import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -19,58 +14,7 @@ from asgi_lifespan import LifespanManager
 
 from app.main import create_app
 from tests.conftest import STARTUP, client_for, make_settings
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class RedisServer:
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait()
-
-    def pause(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGSTOP)
-
-    def resume(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGCONT)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+from tests.redisutil import RedisServer
 
 
 @pytest.fixture
@@ -78,9 +22,7 @@ def own_redis() -> Iterator[RedisServer]:
     server = RedisServer()
     server.start()
     yield server
-    if server.proc is not None and server.proc.poll() is None:
-        server.resume()
-        server.kill()
+    server.close()
 
 
 @pytest.fixture
