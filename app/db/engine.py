@@ -11,6 +11,7 @@ from sqlalchemy.pool import NullPool
 
 from app.config import Settings
 from app.db.outage import count_session_end_as_disconnect
+from app.jsonutil import loads
 
 
 def async_url(url: str) -> str:
@@ -32,6 +33,10 @@ def make_engine(settings: Settings, url: str) -> AsyncEngine:
         # database restart fails its one request with a 503, and the pool is then renewed.
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": "engram", "timezone": "UTC"}},
+        # jsonb prints a stored 1e30 as 1000...0; json.loads made that an int too big for orjson
+        # (every later dumps of that metadata failed: cache writes, merge patches). orjson reads
+        # it back as the float it was.
+        json_deserializer=loads,
     )
     count_session_end_as_disconnect(engine)
     return engine
