@@ -148,6 +148,7 @@ async def test_delete_keeps_the_history_and_redact_blanks_its_text(api: httpx.As
 
 async def test_bad_input_is_problem_json(api: httpx.AsyncClient) -> None:
     await api.put("/v1/users/ada", json={})
+    fact_id = (await api.post("/v1/users/ada/facts", json={"content": "Likes tea."})).json()["fact_id"]
     cases: list[tuple[str, str, dict[str, Any] | None, dict[str, str] | None, int]] = [
         ("POST", "/v1/users/ada/facts", {"content": "   "}, None, 422),
         ("POST", "/v1/users/ada/facts", {"content": "x" * 5000}, None, 413),
@@ -173,6 +174,8 @@ async def test_bad_input_is_problem_json(api: httpx.AsyncClient) -> None:
         ("GET", f"/v1/facts/{uuid.uuid4()}", None, None, 404),
         ("GET", f"/v1/facts/{uuid.uuid4()}/history", None, None, 404),
         ("PATCH", f"/v1/facts/{uuid.uuid4()}", {"content": "x"}, None, 404),
+        # Found by tests/test_fuzz.py: a patched topic with a NUL byte reached PostgreSQL (a 500).
+        ("PATCH", f"/v1/facts/{fact_id}", {"topics": ["a\x00b"]}, None, 422),
         ("DELETE", f"/v1/facts/{uuid.uuid4()}", None, None, 404),
         ("POST", "/v1/sessions/nope/extract", None, {"wait_seconds": "61"}, 422),
         ("POST", "/v1/sessions/nope/extract", None, None, 404),

@@ -89,6 +89,8 @@ class FactPatch(BaseModel):
             limits.check_fact(self.content, ["content"])
         if self.subject is not None:
             limits.check_text(self.subject, ["subject"])
+        for i, t in enumerate(self.topics or ()):
+            limits.check_text(t, ["topics", i])
         limits.check_metadata(self.metadata, ["metadata"])
 
 
