@@ -113,6 +113,10 @@ async def test_list_rejects_bad_cursor_and_limits(admin: httpx.AsyncClient) -> N
     assert_problem(await admin.get("/v1/admin/keys", params={"cursor": "nope"}), 400, "invalid-cursor")
     for limit in (0, 10**6):
         assert_problem(await admin.get("/v1/admin/keys", params={"limit": limit}), 422, "validation-error")
+    # Found by tests/test_fuzz.py: a NUL byte in the tenant filter reached PostgreSQL (a 500).
+    for tenant in ("a\x00b", "bad id"):
+        r = await admin.get("/v1/admin/keys", params={"tenant_id": tenant})
+        assert_problem(r, 422, "validation-error")
 
 
 async def test_revoke_stops_the_key_at_once(app: FastAPI, admin: httpx.AsyncClient) -> None:

@@ -39,10 +39,14 @@ async def create_key(body: KeyCreate, conn: Conn, limits: CheckedLimits) -> KeyC
 )
 async def list_keys(
     conn: Conn,
+    limits: CheckedLimits,
     tenant_id: Annotated[str | None, Query(max_length=128)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     cursor: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> Page[KeyOut]:
+    if tenant_id is not None:
+        # A NUL byte would reach PostgreSQL, which refuses it in text (a 500 before this check).
+        limits.check_id(tenant_id, ["query", "tenant_id"])
     return await service.list_keys(conn, tenant_id=tenant_id, limit=limit, cursor=cursor)
 
 
