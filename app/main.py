@@ -12,6 +12,7 @@ from app.lifespan import make_lifespan
 from app.logging import configure_logging
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
+from app.openapi_errors import install_openapi
 from app.transfer.router import import_body
 
 DESCRIPTION = """\
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_error_handlers(app)
     app.include_router(root)
+    install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
     app.add_middleware(
         RequestGuardMiddleware, max_body_bytes=settings.max_body_bytes, streamed=[import_body(settings)]

@@ -61,3 +61,22 @@ def test_every_route_has_summary_description_example_and_errors() -> None:
             if code.startswith("4") and "application/problem+json" not in response.get("content", {}):
                 missing.append(f"{where}: {code} is not problem+json")
     assert not missing, "\n".join(missing)
+
+
+def test_errors_are_only_problem_json_and_bodies_document_their_refusals() -> None:
+    """Found by tests/test_fuzz.py: a body that is not JSON got an undocumented 400, and errors
+    were also listed as `application/json`, which the server never sends."""
+    import json
+
+    spec = json.loads(render_spec())
+    wrong = []
+    for path, method, op in _operations(spec):
+        where = f"{method.upper()} {path}"
+        body = op.get("requestBody", {}).get("content", {})
+        wanted = ("413", "415", *(("400",) if "application/json" in body else ()))
+        wrong += [f"{where}: no {code}" for code in wanted if body and code not in op["responses"]]
+        for code, response in op["responses"].items():
+            types = set(response.get("content", {}))
+            if code.startswith(("4", "5")) and types and types != {"application/problem+json"}:
+                wrong.append(f"{where}: {code} is {sorted(types)}")
+    assert not wrong, "\n".join(wrong)
