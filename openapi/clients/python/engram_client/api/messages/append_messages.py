@@ -45,6 +45,11 @@ def _parse_response(
 
         return response_201
 
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
 
@@ -64,6 +69,11 @@ def _parse_response(
         response_413 = Problem.from_dict(response.json())
 
         return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
 
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
