@@ -167,6 +167,9 @@ async def test_bad_input_is_problem_json(api: httpx.AsyncClient) -> None:
             422,
         ),
         ("GET", "/v1/users/ada/facts", None, {"as_of": "soon"}, 422),
+        # Found by tests/test_fuzz.py: an as_of out of range was an uncaught ValueError (a 500).
+        ("GET", "/v1/users/ada/facts", None, {"as_of": "0001-01-01T00:00:00+10:00"}, 422),
+        ("GET", "/v1/users/ada/facts", None, {"as_of": "0001-01-01T00:00:00Z"}, 422),
         ("GET", "/v1/users/ada/facts", None, {"limit": "0"}, 422),
         ("GET", "/v1/users/ada/facts", None, {"cursor": "garbage"}, 400),
         ("GET", "/v1/users/nobody-here/facts", None, None, 404),

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Path, Query, Response
+from pydantic import AfterValidator
 
 from app.ai.fact_extractor import FactKind
 from app.deps import CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId, UserIdPath, Wake
@@ -36,7 +37,10 @@ async def list_facts(
     conn: Conn,
     tenant: TenantId,
     settings: Config,
-    as_of: Annotated[datetime | None, Query(description="Facts valid at this time (no zone: UTC).")] = None,
+    # A validator, not a call in the body: out of range is then a 422, not an uncaught ValueError.
+    as_of: Annotated[
+        datetime | None, AfterValidator(as_utc), Query(description="Facts valid at this time (no zone: UTC).")
+    ] = None,
     include_invalid: Annotated[bool, Query(description="Every fact, valid or not.")] = False,
     kind: Annotated[list[FactKind] | None, Query(description="Only these kinds (repeatable).")] = None,
     limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
@@ -46,7 +50,7 @@ async def list_facts(
         conn,
         tenant_id=tenant,
         user_id=user_id,
-        as_of=as_utc(as_of),
+        as_of=as_of,
         include_invalid=include_invalid,
         kinds=[k.value for k in kind] if kind else None,
         limit=limit,
