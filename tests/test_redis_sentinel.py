@@ -87,7 +87,16 @@ class RedisSet:
         _, port = self.client(self.sentinel).execute_command("SENTINEL", "get-master-addr-by-name", SERVICE)
         return int(port)
 
+    def knows_replica(self) -> bool:
+        """Sentinel has found the replica (from the primary's INFO, polled every 10 s) and sees it up:
+        before that, a failover is refused with NOGOODSLAVE."""
+        for fields in self.client(self.sentinel).execute_command("SENTINEL", "REPLICAS", SERVICE):
+            if int(fields[b"port"]) == self.replica and fields[b"flags"] == b"slave":
+                return bool(fields[b"master-link-status"] == b"ok")
+        return False
+
     def failover(self) -> None:
+        self._wait(self.knows_replica, within=30)
         self.client(self.sentinel).execute_command("SENTINEL", "FAILOVER", SERVICE)
         self._wait(lambda: self.current_primary() == self.replica)
         self._wait(lambda: self.client(self.replica).info("replication")["role"] == "master")
