@@ -40,7 +40,8 @@ class RedisSet:
     def __init__(self, tmp: Path) -> None:
         self.primary, self.replica, self.sentinel = free_port(), free_port(), free_port()
         self.procs: list[subprocess.Popen[bytes]] = []
-        base = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        # A replica writes what it receives to an RDB file in its --dir: keep that in tmp.
+        base = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp)]
         self._start(["redis-server", "--port", str(self.primary), *base])
         self._start(
             [
@@ -59,6 +60,8 @@ class RedisSet:
             f"sentinel monitor {SERVICE} 127.0.0.1 {self.primary} 1\n"
             f"sentinel down-after-milliseconds {SERVICE} 1000\n"
             f"sentinel failover-timeout {SERVICE} 5000\n"
+            # Known from the start: otherwise found on the primary's INFO, polled every 10 s.
+            f"sentinel known-replica {SERVICE} 127.0.0.1 {self.replica}\n"
         )
         self._start(["redis-server", str(conf), "--sentinel"])
         self.url = f"redis+sentinel://127.0.0.1:{self.sentinel}/{SERVICE}/0"
@@ -166,6 +169,8 @@ async def test_the_cache_follows_the_primary_across_a_failover(
     redis_set.client(redis_set.replica).flushall()  # what it copied from the old primary
     r = await api.post("/v1/sessions/s/messages", json={"messages": [{"role": "user", "content": "two"}]})
     assert r.status_code == 201
+    # The clients keep using the old primary until Sentinel turns it into a replica (on its next
+    # look at it, within about 10 s); its first refused write sends them to the new one.
     await _read_until_cached(api, "s", redis_set.client(redis_set.replica))
     memory = (await api.get("/v1/sessions/s/memory")).json()
     assert [m["content"] for m in memory["messages"]] == ["one", "two"]
