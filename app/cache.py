@@ -44,20 +44,6 @@ redis.call('EXPIRE', KEYS[3], ttl)
 return 1
 """
 
-# Read an entry only if it is at the version the reader has just read from PostgreSQL: one round
-# trip, and a stale entry's messages never cross the wire. Returns {status, messages, summary,
-# length}: status 0 miss, 1 stale, 2 hit; ARGV[2] = how many of the newest messages (0 = all).
-_GET = """
-local cur = redis.call('GET', KEYS[1])
-if not cur then return {0} end
-local summary = redis.call('GET', KEYS[3])
-if string.sub(cur, 1, -3) ~= ARGV[1] or not summary then return {1} end
-local tail = tonumber(ARGV[2])
-local start = 0
-if tail > 0 then start = -tail end
-return {2, redis.call('LRANGE', KEYS[2], start, -1), summary, redis.call('LLEN', KEYS[2]), cur}
-"""
-
 
 @dataclass(frozen=True)
 class Version:
@@ -133,7 +119,6 @@ class WindowCache:
         self._retry_after = retry_after
         self._down_until = 0.0
         self._extend = redis.register_script(_EXTEND) if redis is not None else None
-        self._get = redis.register_script(_GET) if redis is not None else None
         metrics.cache_up.set(1 if redis is not None else 0)
 
     @property
@@ -167,24 +152,32 @@ class WindowCache:
         if not self.healthy:
             self._metrics.cache_lookups.labels("bypass").inc()
             return None
+        kv, km, ks = _keys(tenant_id, session_id)
         try:
-            assert self._get is not None
-            reply = await self._get(keys=list(_keys(tenant_id, session_id)), args=[version.key(), tail or 0])
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.get(kv)
+                pipe.lrange(km, -tail if tail else 0, -1)
+                pipe.get(ks)
+                pipe.llen(km)
+                tag, raw_messages, raw_summary, length = await pipe.execute()
         except Exception as exc:
             self._failed("get", exc)
             return None
         self._ok()
-        if reply[0] != 2:
-            self._metrics.cache_lookups.labels("miss" if reply[0] == 0 else "stale").inc()
+        if tag is None:
+            self._metrics.cache_lookups.labels("miss").inc()
+            return None
+        tag = tag.decode()
+        if tag[:-2] != version.key() or raw_summary is None:
+            self._metrics.cache_lookups.labels("stale").inc()
             return None
         self._metrics.cache_lookups.labels("hit").inc()
-        _, raw_messages, raw_summary, length, tag = reply
         partial = len(raw_messages) < length
         return Window(
             version=version,
             messages=LazyDocs(raw_messages),
             summary=orjson.loads(raw_summary) if raw_summary else None,
-            complete=tag.endswith(b"1") and not partial,
+            complete=tag.endswith("1") and not partial,
             partial=partial,
         )
 
