@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import text
@@ -35,6 +36,17 @@ def engine_for(url: str) -> AsyncEngine:
 async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
     async with engine.connect() as conn:
         return list((await conn.execute(text(sql), params)).all())
+
+
+async def until(probe: Callable[[], Awaitable[Any]], within: float = 60, every: float = 0.05) -> Any:
+    """Await `probe()` until it gives something truthy, and return that; fail after `within` s."""
+    deadline = time.monotonic() + within
+    while True:
+        value = await probe()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(every)
 
 
 async def wait_until(predicate_sql: str, url: str, within: float = 120) -> None:

@@ -5,9 +5,7 @@ purge, memory showing relevant facts, and extraction from messages (updates, neg
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -16,18 +14,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db.engine import async_url
 from app.facts.forgetting import expire_facts
+from tests.dbutil import until
 
 PROBLEM = "application/problem+json"
-
-
-async def _until(probe: Callable[[], Awaitable[Any]], within: float = 30) -> Any:
-    deadline = time.monotonic() + within
-    while True:
-        value = await probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 async def _facts(api: httpx.AsyncClient, user: str, **params: str) -> list[dict[str, Any]]:
@@ -235,7 +224,7 @@ async def test_memory_shows_the_relevant_facts_within_the_budget(api: httpx.Asyn
         ).json()
         return body if all(f["score"] is not None for f in body["facts"]) and body["facts"] else None
 
-    body = await _until(embedded)
+    body = await until(embedded)
     assert body["facts"][0]["content"] == "Is allergic to peanuts."
     assert "## Facts about the user\n- Is allergic to peanuts.\n" in body["context"]
     assert body["token_count"] <= body["max_tokens"]
@@ -253,7 +242,7 @@ async def test_memory_shows_the_relevant_facts_within_the_budget(api: httpx.Asyn
     async def used() -> bool:
         return (await api.get(f"/v1/facts/{fid}")).json()["last_used_at"] is not None
 
-    await _until(used)
+    await until(used)
 
 
 # --- extraction from messages ----------------------------------------------------------------------

@@ -4,7 +4,6 @@ imported rows becoming searchable, bad files refused whole, purge, and a 10,000-
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
 import uuid
@@ -28,7 +27,7 @@ from app.summaries.policy import SummaryPolicy
 from app.transfer import export, importer, upload
 from app.transfer.router import EXAMPLE
 from tests.conftest import new_tenant_client
-from tests.dbutil import create_database, engine_for
+from tests.dbutil import create_database, engine_for, until
 
 PROBLEM = "application/problem+json"
 NDJSON = {"Content-Type": "application/x-ndjson"}
@@ -238,16 +237,6 @@ async def db(database_url: str) -> AsyncIterator[AsyncEngine]:
     await engine.dispose()
 
 
-async def _until(probe: Any, within: float = 60.0) -> Any:
-    deadline = time.monotonic() + within
-    while True:
-        value = await probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.1)
-
-
 async def test_imported_memory_is_searchable_and_the_worker_adds_only_what_is_missing(
     api: httpx.AsyncClient, other_api: httpx.AsyncClient
 ) -> None:
@@ -280,7 +269,7 @@ async def test_imported_memory_is_searchable_and_the_worker_adds_only_what_is_mi
     facts = await search(["facts"], "where does she live")
     assert facts and facts[0]["content"] == "Lives in Porto."
     # Summaries come without vectors; the worker's embed_summaries job gives them one.
-    assert await _until(lambda: search(["summaries"], "travel assistant and a move"))
+    assert await until(lambda: search(["summaries"], "travel assistant and a move"))
 
     memory = (await b.get("/v1/sessions/cy-s1/memory", params={"query": "where does Ada work?"})).json()
     assert memory["summary"] is not None and "Acme" in memory["summary"]["content"]
