@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api import root
@@ -24,6 +25,10 @@ Errors are RFC 9457 `application/problem+json`. Every list is cursor-paginated. 
 """
 
 
+def _operation_id(route: APIRoute) -> str:
+    return route.name
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     metrics = Metrics()
@@ -32,6 +37,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=__version__,
         description=DESCRIPTION,
         lifespan=make_lifespan(settings, metrics),
+        # Operation ids are the handlers' names (`append_messages`), not FastAPI's path-derived
+        # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
+        # clients' calls. Handler names are unique (tests/test_openapi.py).
+        generate_unique_id_function=_operation_id,
     )
     install_error_handlers(app)
     app.include_router(root)

@@ -3,11 +3,9 @@
 `make clients` (scripts/gen-clients) rewrites them; `--check` generates into a temporary
 directory instead and exits 1 when the committed clients differ, which a test runs in CI.
 
-Two things are adjusted in a copy of the spec first, nothing else:
-- FastAPI's operation ids carry the path and method (`create_session_v1_sessions_post`); the
-  generators name functions and modules after them, so they are cut back to the route's own name
-  (`create_session`).
-- A body that is neither JSON nor text (the JSON Lines of export / import) is a plain string in
+One thing is adjusted in a copy of the spec first, nothing else (operation ids are already the
+handlers' names, `create_session`, which the generators name functions and modules after):
+- a body that is neither JSON nor text (the JSON Lines of export / import) is a plain string in
   the spec; it is marked binary, so the Python client sends and returns it as bytes (`File`)
   instead of generating a body it cannot send.
 """
@@ -18,7 +16,6 @@ import argparse
 import difflib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -51,7 +48,7 @@ def _mark_binary(op: dict[str, Any]) -> None:
 
 
 def prepare(spec: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `spec` with short operation ids and binary non-JSON bodies (see above)."""
+    """A copy of `spec` with binary non-JSON bodies (see above); operation ids must be unique."""
     spec = json.loads(json.dumps(spec))
     seen: dict[str, str] = {}
     for path, item in spec["paths"].items():
@@ -61,9 +58,6 @@ def prepare(spec: dict[str, Any]) -> dict[str, Any]:
             _mark_binary(op)
             if "operationId" not in op:
                 continue
-            suffix = re.sub(r"\W", "_", path) + "_" + method
-            if op["operationId"].endswith(suffix):
-                op["operationId"] = op["operationId"][: -len(suffix)]
             where = f"{method.upper()} {path}"
             if op["operationId"] in seen:
                 raise SystemExit(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +82,11 @@ def test_errors_are_only_problem_json_and_bodies_document_their_refusals() -> No
             if code.startswith(("4", "5")) and types and types != {"application/problem+json"}:
                 wrong.append(f"{where}: {code} is {sorted(types)}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_operation_ids_are_the_handlers_names_and_unique() -> None:
+    # They name the generated clients' calls: a duplicate would make one of them unreachable.
+    spec = json.loads(render_spec())
+    ids = [op["operationId"] for _, _, op in _operations(spec)]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert all(re.fullmatch(r"[a-z][a-z0-9_]*", i) and "_v1_" not in i for i in ids), ids

@@ -18,7 +18,7 @@ from .fact_ref_metadata import FactRefMetadata
 from .failed_item import FailedItem
 from .filters import Filters
 from .filters_metadata_type_0 import FiltersMetadataType0
-from .healthz_response_healthz_healthz_get import HealthzResponseHealthzHealthzGet
+from .healthz_response_healthz import HealthzResponseHealthz
 from .import_result import ImportResult
 from .indexing_state import IndexingState
 from .indexing_status import IndexingStatus
@@ -93,7 +93,7 @@ __all__ = (
     "FailedItem",
     "Filters",
     "FiltersMetadataType0",
-    "HealthzResponseHealthzHealthzGet",
+    "HealthzResponseHealthz",
     "ImportResult",
     "IndexingState",
     "IndexingStatus",

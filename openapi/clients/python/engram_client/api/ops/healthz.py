@@ -5,7 +5,7 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.healthz_response_healthz_healthz_get import HealthzResponseHealthzHealthzGet
+from ...models.healthz_response_healthz import HealthzResponseHealthz
 from ...types import Response
 
 
@@ -19,11 +19,9 @@ def _get_kwargs() -> dict[str, Any]:
     return _kwargs
 
 
-def _parse_response(
-    *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> HealthzResponseHealthzHealthzGet | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> HealthzResponseHealthz | None:
     if response.status_code == 200:
-        response_200 = HealthzResponseHealthzHealthzGet.from_dict(response.json())
+        response_200 = HealthzResponseHealthz.from_dict(response.json())
 
         return response_200
 
@@ -35,7 +33,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[HealthzResponseHealthzHealthzGet]:
+) -> Response[HealthzResponseHealthz]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -47,7 +45,7 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
-) -> Response[HealthzResponseHealthzHealthzGet]:
+) -> Response[HealthzResponseHealthz]:
     """Liveness
 
      200 while the process serves requests; checks nothing else.
@@ -57,7 +55,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[HealthzResponseHealthzHealthzGet]
+        Response[HealthzResponseHealthz]
     """
 
     kwargs = _get_kwargs()
@@ -72,7 +70,7 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient | Client,
-) -> HealthzResponseHealthzHealthzGet | None:
+) -> HealthzResponseHealthz | None:
     """Liveness
 
      200 while the process serves requests; checks nothing else.
@@ -82,7 +80,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        HealthzResponseHealthzHealthzGet
+        HealthzResponseHealthz
     """
 
     return sync_detailed(
@@ -93,7 +91,7 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
-) -> Response[HealthzResponseHealthzHealthzGet]:
+) -> Response[HealthzResponseHealthz]:
     """Liveness
 
      200 while the process serves requests; checks nothing else.
@@ -103,7 +101,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[HealthzResponseHealthzHealthzGet]
+        Response[HealthzResponseHealthz]
     """
 
     kwargs = _get_kwargs()
@@ -116,7 +114,7 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient | Client,
-) -> HealthzResponseHealthzHealthzGet | None:
+) -> HealthzResponseHealthz | None:
     """Liveness
 
      200 while the process serves requests; checks nothing else.
@@ -126,7 +124,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        HealthzResponseHealthzHealthzGet
+        HealthzResponseHealthz
     """
 
     return (

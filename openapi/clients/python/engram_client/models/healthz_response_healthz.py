@@ -6,11 +6,11 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="HealthzResponseHealthzHealthzGet")
+T = TypeVar("T", bound="HealthzResponseHealthz")
 
 
 @_attrs_define
-class HealthzResponseHealthzHealthzGet:
+class HealthzResponseHealthz:
     additional_properties: dict[str, str] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -23,10 +23,10 @@ class HealthzResponseHealthzHealthzGet:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        healthz_response_healthz_healthz_get = cls()
+        healthz_response_healthz = cls()
 
-        healthz_response_healthz_healthz_get.additional_properties = d
-        return healthz_response_healthz_healthz_get
+        healthz_response_healthz.additional_properties = d
+        return healthz_response_healthz
 
     @property
     def additional_keys(self) -> list[str]:
