@@ -27,7 +27,7 @@ from app.summaries.policy import SummaryPolicy
 from app.transfer import export, importer, upload
 from app.transfer.router import EXAMPLE
 from tests.conftest import new_tenant_client
-from tests.dbutil import create_database, engine_for, until
+from tests.dbutil import create_database, engine_for
 
 PROBLEM = "application/problem+json"
 NDJSON = {"Content-Type": "application/x-ndjson"}
@@ -268,8 +268,9 @@ async def test_imported_memory_is_searchable_and_the_worker_adds_only_what_is_mi
     assert "Lisbon" in hits[0]["content"]
     facts = await search(["facts"], "where does she live")
     assert facts and facts[0]["content"] == "Lives in Porto."
-    # Summaries come without vectors; the worker's embed_summaries job gives them one.
-    assert await until(lambda: search(["summaries"], "travel assistant and a move"))
+    # Summaries come without vectors; the worker's embed_summaries job gives them one, and a
+    # search that waits for indexing waits for that too.
+    assert await search(["summaries"], "travel assistant and a move")
 
     memory = (await b.get("/v1/sessions/cy-s1/memory", params={"query": "where does Ada work?"})).json()
     assert memory["summary"] is not None and "Acme" in memory["summary"]["content"]

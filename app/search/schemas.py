@@ -104,9 +104,9 @@ class SearchRequest(BaseModel):
         0,
         ge=0,
         le=10_000,
-        description="Wait up to this long until the scope's messages (and, when facts are searched, its "
-        "current facts) are all embedded. Summaries are embedded as they are written, so a "
-        "summaries-only search never waits.",
+        description="Wait up to this long until everything of the kinds searched in the scope is "
+        "embedded: messages, current facts, and summaries (written summaries are embedded at once; "
+        "imported ones by the worker afterwards).",
     )
 
     @field_validator("kinds")

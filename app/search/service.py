@@ -43,14 +43,18 @@ async def search(
     kinds = set(req.kinds)
     scope = q.build_scope(tenant_id, req)
     fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None
+    summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
     await conn.execute(q.CUSTOM_PLANS)
-    # Summaries (and extracted facts) are embedded in the transaction that writes them; messages,
-    # and facts written over the API, are embedded by the worker afterwards: those may be waited for.
+    # Written summaries and extracted facts are embedded in the transaction that writes them;
+    # messages, facts written over the API and imported summaries are embedded by the worker
+    # afterwards: those may be waited for.
     waits: list[tuple[TextClause, dict[str, Any]]] = []
     if Kind.messages in kinds:
         waits.append((q.pending_query(scope), scope.params))
     if fact_scope is not None:
         waits.append((facts.pending_query(fact_scope), fact_scope.params))
+    if summary_scope is not None:
+        waits.append((summaries.pending_query(summary_scope), summary_scope.params))
     pending = await _wait_for_indexing(conn, waits, req.wait_for_indexing_ms / 1000)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
@@ -67,7 +71,6 @@ async def search(
         )
     query_lit = None if query_vec is None else vector_literal(query_vec)
     others: list[tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]] = []
-    summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
     if summary_scope is not None:
         more = await summaries.candidates(
             conn,

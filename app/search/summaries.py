@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import TextClause
+from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.search import ranking
@@ -37,6 +37,11 @@ def build_scope(tenant_id: str, req: SearchRequest) -> q.Scope | None:
         s.params["meta"] = f.metadata
     q.add_time_filters(s, req)
     return s
+
+
+def pending_query(scope: q.Scope) -> TextClause:
+    """Summaries of the scope the worker has not embedded yet (imported ones: app.transfer.tasks)."""
+    return text(f"SELECT count(*) FROM summaries WHERE {scope.owner_where} AND embedding IS NULL")
 
 
 def semantic_query(scope: q.Scope, with_vectors: bool) -> TextClause:

@@ -33,9 +33,9 @@ class SearchRequest:
         session_id (None | str | Unset): Only this session. Facts belong to users, not sessions: for facts, the facts of
             this session's user.
         user_id (None | str | Unset): Only this user's data.
-        wait_for_indexing_ms (int | Unset): Wait up to this long until the scope's messages (and, when facts are
-            searched, its current facts) are all embedded. Summaries are embedded as they are written, so a summaries-only
-            search never waits. Default: 0.
+        wait_for_indexing_ms (int | Unset): Wait up to this long until everything of the kinds searched in the scope is
+            embedded: messages, current facts, and summaries (written summaries are embedded at once; imported ones by the
+            worker afterwards). Default: 0.
     """
 
     query: str
