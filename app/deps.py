@@ -16,7 +16,7 @@ from app.ai.tokenizer import Tokenizer
 from app.auth import KeyCache, current_tenant, require_admin
 from app.cache import WindowCache
 from app.config import Settings
-from app.db.engine import read_connection, transaction
+from app.db.engine import AfterCommit, read_connection, transaction
 from app.indexing.wake import Waker
 from app.limits import Limits
 
@@ -78,6 +78,15 @@ async def _session_id(
 
 
 Conn = Annotated[AsyncConnection, Depends(transaction, scope="function")]
+
+
+async def _after_commit(request: Request, conn: Conn) -> AfterCommit:
+    # Depends on Conn (the same, cached per request), so the list exists: the transaction made it.
+    after: AfterCommit = request.state.after_commit
+    return after
+
+
+Commit = Annotated[AfterCommit, Depends(_after_commit)]
 ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
 Cache = Annotated[WindowCache, Depends(_window_cache)]
 Engine = Annotated[AsyncEngine, Depends(_engine)]  # for work after the request's commit

@@ -14,6 +14,7 @@ from asgi_lifespan import LifespanManager
 
 from app.main import create_app
 from tests.conftest import STARTUP, client_for, make_settings
+from tests.openai_stub import serve_app
 from tests.redisutil import RedisServer
 
 
@@ -124,3 +125,31 @@ async def test_deleting_a_user_removes_their_cache_entries(
         assert await r.keys(f"*{sid}*") == []
     finally:
         await r.aclose()
+
+
+async def test_a_read_right_after_an_append_hits_the_cache(database_url: str, own_redis: RedisServer) -> None:
+    """The agent loop: append a turn, read the memory at once. The write-through is done before
+    the append answers, so the read finds the entry at the new version (a hit) instead of racing
+    it (a miss that rebuilds the whole window from PostgreSQL). The race is made certain: Redis
+    holds every write for 150 ms (CLIENT PAUSE WRITE; reads go on), so a write-through still
+    running after the answer would leave the entry one version behind for the read."""
+    settings = make_settings(
+        database_url, auth="off", run_worker=False, redis_url=own_redis.url, redis_timeout_seconds=2.0
+    )
+    sources: list[str] = []
+    admin = aioredis.from_url(own_redis.url)
+    try:
+        with serve_app(create_app(settings)) as url:
+            async with httpx.AsyncClient(base_url=url.removesuffix("/v1")) as c:
+                sid = await _session(c)
+                await _append(c, sid, "turn 0")
+                await _contents(c, sid)  # builds the entry
+                for i in range(1, 6):
+                    await admin.execute_command("CLIENT", "PAUSE", "150", "WRITE")
+                    await _append(c, sid, f"turn {i}")
+                    contents, source = await _contents(c, sid)
+                    assert contents[-1] == f"turn {i}"
+                    sources.append(source)
+    finally:
+        await admin.aclose()
+    assert sources == ["hit"] * 5

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
@@ -52,15 +52,24 @@ def make_key_engine(url: str) -> AsyncEngine:
     )
 
 
+AfterCommit = list[Callable[[], Awaitable[None]]]
+
+
 async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
     """One transaction per request: committed when the handler returns, rolled back if it raises.
 
     Used with `scope="function"` so the commit happens before the response is sent: an
-    acknowledged write is a durable write.
+    acknowledged write is a durable write. Work the handler puts in `request.state.after_commit`
+    runs after a commit and still before the response (never after a rollback): what the client
+    does next must see it (the window cache's write-through).
     """
     engine: AsyncEngine = request.state.engine
+    after: AfterCommit = []
+    request.state.after_commit = after
     async with engine.begin() as conn:
         yield conn
+    for work in after:
+        await work()
 
 
 async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Header, Query, Response
 from pydantic import AfterValidator
 
-from app.deps import Cache, CheckedLimits, Config, Conn, SessionIdPath, TenantId, Tok, Wake
+from app.deps import Cache, CheckedLimits, Commit, Config, Conn, SessionIdPath, TenantId, Tok, Wake
 from app.errors import problem_responses
 from app.memory.service import write_through
 from app.messages import service
@@ -66,6 +67,7 @@ async def append_messages(
     wake: Wake,
     cache: Cache,
     tasks: BackgroundTasks,
+    after_commit: Commit,
     response: Response,
     idempotency_key: IdempotencyKey = None,
 ) -> AppendResponse:
@@ -84,19 +86,22 @@ async def append_messages(
     if done.replayed:
         response.headers["Idempotent-Replayed"] = "true"
         return done.answer
-    # Both run after the commit: the woken worker finds the rows, and the cache entry moves
-    # from the version before this append to the one after it.
+    # After the commit: the woken worker finds the rows (after the response: nobody waits for it),
+    # and the cache entry moves from the version before this append to the one after it (before
+    # the response: an agent reads its memory right after appending, and that read should hit).
     tasks.add_task(wake.poke)
     if cache.enabled and done.base is not None and done.new is not None:
-        tasks.add_task(
-            write_through,
-            cache,
-            tenant_id=tenant,
-            session_id=session_id,
-            base=done.base,
-            new=done.new,
-            messages=done.answer.messages,
-            tokenizer=tokenizer,
+        after_commit.append(
+            partial(
+                write_through,
+                cache,
+                tenant_id=tenant,
+                session_id=session_id,
+                base=done.base,
+                new=done.new,
+                messages=done.answer.messages,
+                tokenizer=tokenizer,
+            )
         )
     return done.answer
 
