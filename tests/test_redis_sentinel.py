@@ -38,8 +38,16 @@ class RedisSet:
     """A primary, its replica and one sentinel watching them; all stopped at the end."""
 
     def __init__(self, tmp: Path) -> None:
-        self.primary, self.replica, self.sentinel = free_port(), free_port(), free_port()
+        ports: set[int] = set()
+        while len(ports) < 3:
+            ports.add(free_port())
+        self.primary, self.replica, self.sentinel = sorted(ports)
         self.procs: list[subprocess.Popen[bytes]] = []
+        tmp.mkdir(parents=True, exist_ok=True)
+        self.tmp = tmp
+
+    def start(self) -> None:
+        tmp = self.tmp
         # A replica writes what it receives to an RDB file in its --dir: keep that in tmp.
         base = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp)]
         self._start(["redis-server", "--port", str(self.primary), *base])
@@ -112,11 +120,22 @@ class RedisSet:
 
 @pytest.fixture
 def redis_set(tmp_path: Path) -> Iterator[RedisSet]:
-    rs = RedisSet(tmp_path)
-    try:
-        yield rs
-    finally:
-        rs.stop()
+    # A port picked free can be taken before redis-server binds it (CI once saw the replica never
+    # link up): start afresh on new ports, a few times, rather than fail the test on that.
+    for attempt in range(3):
+        rs = RedisSet(tmp_path / f"try-{attempt}")
+        try:
+            rs.start()
+        except AssertionError:
+            rs.stop()
+            if attempt == 2:
+                raise
+            continue
+        try:
+            yield rs
+        finally:
+            rs.stop()
+        return
 
 
 @pytest.fixture
