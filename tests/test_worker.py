@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
 import time
-from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 
 import httpx
 import numpy as np
@@ -22,7 +20,8 @@ from app.indexing.tasks import RetryPolicy, embed_pending
 from app.main import create_app
 from tests.conftest import STARTUP, client_for, make_settings
 from tests.dbutil import create_database, engine_for, fetch, wait_until
-from tests.procs import free_port, start_worker
+from tests.procs import start_worker
+from tests.redisutil import RedisServer
 
 WORDS = [
     "coffee",
@@ -238,30 +237,22 @@ async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(own_db: st
 
 
 @pytest.fixture
-def own_redis(tmp_path: Path) -> AsyncIterator[tuple[int, subprocess.Popen[bytes]]]:
-    port = free_port()
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-    )
-    time.sleep(0.3)
-    yield port, proc  # type: ignore[misc]
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+def own_redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.mark.slow
-async def test_workers_keep_going_when_redis_stops(
-    own_db: str, own_redis: tuple[int, subprocess.Popen[bytes]]
-) -> None:
-    port, redis_proc = own_redis
-    worker = start_worker(own_db, ENGRAM_REDIS_URL=f"redis://127.0.0.1:{port}/0")
+async def test_workers_keep_going_when_redis_stops(own_db: str, own_redis: RedisServer) -> None:
+    worker = start_worker(own_db, ENGRAM_REDIS_URL=own_redis.url)
     try:
         await _seed(own_db, 50, seed=4)
         await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db, within=60)
-        redis_proc.kill()
-        redis_proc.wait()
+        own_redis.kill()
         await _seed(own_db, 50, seed=5, session="s2")
         await wait_until(
             "SELECT count(*) = 100 AND bool_and(embed_status = 'done') FROM messages", own_db, within=60
