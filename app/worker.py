@@ -212,16 +212,18 @@ class Worker:
 
     async def embed_summaries_once(self) -> bool:
         """Embed a batch of an imported session's summaries; True if a session was claimed."""
-        claimed = await embed_summaries_next(
+        step = await embed_summaries_next(
             self.engine,
             embedder=self.embedder,
             batch_size=self.settings.worker_batch_size,
             retry=self.policy,
             lock=self.model_lock,
         )
-        if claimed:
-            self.metrics.worker_items.labels("embed_summaries", "done").inc()
-        return claimed
+        if step.embedded:
+            self.metrics.worker_items.labels("embed_summaries", "done").inc(step.embedded)
+        if step.failed:
+            self.metrics.worker_items.labels("embed_summaries", "retry_or_failed").inc()
+        return step.claimed
 
     async def expire_facts(self) -> int:
         if self.settings.fact_expire_below is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -31,14 +32,23 @@ _STORE = text(
 )
 
 
+@dataclass
+class StepResult:
+    claimed: bool = False
+    embedded: int = 0  # summaries given a vector
+    failed: bool = False
+
+
 async def embed_summaries_next(
     engine: AsyncEngine, *, embedder: Embedder, batch_size: int, retry: RetryPolicy, lock: asyncio.Lock | None
-) -> bool:
-    """Claim one session's job and embed a batch of its summaries; True if a job was claimed."""
+) -> StepResult:
+    """Claim one session's job and embed a batch of its summaries."""
+    result = StepResult()
     async with engine.begin() as conn:
         job = await queue.claim(conn, KIND)
         if job is None:
-            return False
+            return result
+        result.claimed = True
         t, s = job.tenant_id, job.session_id
         rows = (await conn.execute(_PENDING, {"t": t, "s": s, "n": batch_size})).all()
         if rows:
@@ -49,13 +59,15 @@ async def embed_summaries_next(
                 await queue.fail(
                     conn, kind=KIND, tenant_id=t, session_id=s, attempts=job.attempts, error=exc, retry=retry
                 )
-                return True
+                result.failed = True
+                return result
             await conn.execute(
                 _STORE,
                 {"t": t, "ids": [r.summary_id for r in rows], "vecs": [vector_literal(v) for v in vectors]},
             )
+            result.embedded = len(rows)
         if len(rows) == batch_size:
             await queue.keep(conn, kind=KIND, tenant_id=t, session_id=s)
         else:
             await queue.done(conn, kind=KIND, tenant_id=t, session_id=s)
-    return True
+    return result
