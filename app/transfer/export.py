@@ -76,13 +76,8 @@ async def export_user(
             user = (await conn.execute(_USER, {"t": tenant_id, "u": user_id})).mappings().first()
             if user is None:
                 raise NotFound(f"No user {user_id}.")
-            header = {
-                "type": FORMAT,
-                "version": VERSION,
-                "exported_at": datetime.now(UTC),
-                "user_id": user_id,
-            }
-            yield orjson.dumps(header, option=orjson.OPT_UTC_Z) + b"\n" + _line("user", user)
+            header = {"version": VERSION, "exported_at": datetime.now(UTC), "user_id": user_id}
+            yield _line(FORMAT, header) + _line("user", user)
             records = 1
             params = {"t": tenant_id, "u": user_id, "n": page_size}
             async for chunk, n in _sessions(conn, params):
@@ -95,7 +90,7 @@ async def export_user(
                 async for part in events.mappings().partitions(page_size):
                     records += len(part)
                     yield b"".join(_line("fact_event", r) for r in part)
-            yield orjson.dumps({"type": "end", "records": records}) + b"\n"
+            yield _line("end", {"records": records})
 
 
 async def _sessions(conn: AsyncConnection, params: dict[str, Any]) -> AsyncIterator[tuple[bytes, int]]:

@@ -88,8 +88,6 @@ LOCK_SESSIONS = text(
     "JOIN sessions s ON s.tenant_id = :t AND s.session_id = i.session_id "
     "ORDER BY i.session_id FOR UPDATE OF s"
 )
-STAGED_SESSIONS = text("SELECT count(*) FROM imp_sessions")
-
 # --- ids ------------------------------------------------------------------------------------------
 # Message, summary and fact ids are global keys. Each id of the file (defined or only referenced)
 # is placed on the first of its candidates (the id itself, then DERIVED ones) that already belongs
@@ -266,11 +264,11 @@ WATERMARKS = text(
       RETURNING s.session_id, s.last_seq, s.summarized_seq, s.extracted_seq, s.unsummarized_tokens
     )
     INSERT INTO jobs (tenant_id, kind, session_id)
-    SELECT :t, 'summarize', session_id FROM u
+    SELECT :t, :summarize_kind, session_id FROM u
     WHERE last_seq - summarized_seq > :keep
       AND (last_seq - summarized_seq >= :trig_n OR unsummarized_tokens >= :trig_tok)
     UNION ALL
-    SELECT :t, 'extract', session_id FROM u WHERE CAST(:extract AS boolean) AND extracted_seq < last_seq
+    SELECT :t, :extract_kind, session_id FROM u WHERE CAST(:extract AS boolean) AND extracted_seq < last_seq
     ON CONFLICT DO NOTHING
     """
 )

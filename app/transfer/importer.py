@@ -14,14 +14,16 @@ import time
 from collections import defaultdict
 from typing import Any
 
-import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.ai.tokenizer import Tokenizer
 from app.errors import Conflict
+from app.facts.tasks import KIND as EXTRACT
 from app.facts.tasks import lock_user_facts
+from app.jsonutil import dumps
 from app.summaries.policy import SummaryPolicy
+from app.summaries.tasks import KIND as SUMMARIZE
 from app.transfer import import_sql as q
 from app.transfer.format import (
     FactEventRecord,
@@ -65,7 +67,7 @@ async def import_user(
         created = Counts(users=await _user(conn, params, upload))
         gen = time.time_ns() // 1000
         created.sessions = (await conn.execute(q.CREATE_SESSIONS, {**params, "gen": gen})).rowcount
-        await _lock_sessions(conn, params)
+        await _lock_sessions(conn, params, staged=staged["sessions"])
         # After the session locks, like a worker step (which holds its session, then this lock).
         await lock_user_facts(conn, tenant_id=tenant_id, user_id=user_id)
         await _place_ids(conn, params)
@@ -81,6 +83,8 @@ async def import_user(
                 "trig_n": policy.trigger_messages,
                 "trig_tok": policy.trigger_tokens,
                 "extract": extract_facts,
+                "summarize_kind": SUMMARIZE,
+                "extract_kind": EXTRACT,
             },
         )
     total = Counts(users=1, **staged)
@@ -103,7 +107,7 @@ async def _stage(conn: AsyncConnection, upload: Upload, tokenizer: Tokenizer) ->
             table = _TABLES.get(type(record))
             if table is not None:
                 rows[table].append(_row(number, record, tokenizer))
-        return {table: (orjson.dumps(items).decode(), len(items)) for table, items in rows.items()}
+        return {table: (dumps(items).decode(), len(items)) for table, items in rows.items()}
 
     async for staged in upload.batches(rows_of):
         for table, (payload, n) in staged.items():
@@ -138,7 +142,7 @@ async def _user(conn: AsyncConnection, params: dict[str, str], upload: Upload) -
     user = upload.check.user
     values = {
         **params,
-        "md": orjson.dumps(user.metadata if user else {}).decode(),
+        "md": dumps(user.metadata if user else {}).decode(),
         "c": user.created_at if user else None,
         "up": user.updated_at if user else None,
     }
@@ -151,11 +155,11 @@ async def _user(conn: AsyncConnection, params: dict[str, str], upload: Upload) -
     raise Conflict("The user was deleted while this import ran; send it again.")
 
 
-async def _lock_sessions(conn: AsyncConnection, params: dict[str, str]) -> None:
+async def _lock_sessions(conn: AsyncConnection, params: dict[str, str], *, staged: int) -> None:
     """Lock the file's sessions (appends and worker steps on them wait) and refuse the import if
     one belongs to another user: session ids are the tenant's, so it may know, but not write there."""
     rows = (await conn.execute(q.LOCK_SESSIONS, params)).all()
-    if len(rows) < (await conn.execute(q.STAGED_SESSIONS)).scalar_one():
+    if len(rows) < staged:
         raise Conflict("A session of the file was deleted while this import ran; nothing was imported.")
     for row in rows:
         if not row.mine:
