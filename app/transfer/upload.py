@@ -154,7 +154,9 @@ class FileCheck:
                 raise line_error(line, f"{seq} is beyond its session's last_seq {last}", "seq", [name])
 
 
-def _parse_batch(lines: list[Line], limits: Limits) -> tuple[list[tuple[int, Record]], AppError | None]:
+def _parse_batch(
+    lines: list[Line], limits: Limits | None
+) -> tuple[list[tuple[int, Record]], AppError | None]:
     """The batch's records up to its first bad line, and that line's problem (blank lines skipped)."""
     out: list[tuple[int, Record]] = []
     for n, raw in lines:
@@ -169,11 +171,10 @@ def _parse_batch(lines: list[Line], limits: Limits) -> tuple[list[tuple[int, Rec
 class Upload:
     """A validated import body, readable again (as records) for the writing pass."""
 
-    def __init__(self, spool: IO[bytes], check: FileCheck, max_line_bytes: int, limits: Limits) -> None:
+    def __init__(self, spool: IO[bytes], check: FileCheck, max_line_bytes: int) -> None:
         self._spool = spool
         self.check = check
         self._max_line = max_line_bytes
-        self._limits = limits
 
     async def batches(self, prepare: Callable[[list[tuple[int, Record]]], T]) -> AsyncIterator[T]:
         """The records again, in order, a batch at a time: parsed and handed to `prepare` off the
@@ -183,8 +184,9 @@ class Upload:
             yield await asyncio.to_thread(self._prepared, lines, prepare)
 
     def _prepared(self, lines: list[Line], prepare: Callable[[list[tuple[int, Record]]], T]) -> T:
-        records, error = _parse_batch(lines, self._limits)
-        if error is not None:  # validated in the first pass already: unreachable unless the spool changed
+        # The first pass checked every line, limits included: this one only rebuilds the records.
+        records, error = _parse_batch(lines, None)
+        if error is not None:  # unreachable unless the spool changed under us
             raise error
         return prepare(records)
 
@@ -246,7 +248,7 @@ async def receive(
         pending.extend(splitter.finish())
         await validate(pending)
         check.finish(splitter.number)
-        return Upload(spool, check, max_line_bytes, limits)
+        return Upload(spool, check, max_line_bytes)
     except BaseException:
         spool.close()
         raise
