@@ -21,7 +21,7 @@ from app.merge_patch import merge_patch
 from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.sessions.service import require_session
-from app.summaries.policy import SummaryPolicy
+from app.summaries.policy import SummaryPolicy, due_sql
 
 _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
 
@@ -29,7 +29,7 @@ _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count
 # too), record a summary job if the batch makes one due (the policy's thresholds come as
 # parameters), and insert the batch numbered from the old value. The jobs row is written in the
 # same transaction as the messages, so a due summary cannot be lost. The rule is
-# SummaryPolicy.due, in SQL. A batch with a user message makes fact extraction due the same way.
+# SummaryPolicy.due, in SQL (due_sql). A batch with a user message makes fact extraction due the same way.
 _APPEND = text(
     f"""
     WITH s AS (
@@ -40,9 +40,7 @@ _APPEND = text(
                   unsummarized_tokens, (extract(epoch FROM created_at) * 1000000)::bigint AS epoch
     ), j AS (
         INSERT INTO jobs (tenant_id, kind, session_id)
-        SELECT :t, 'summarize', :sid FROM s
-        WHERE s.last_seq - s.summarized_seq > :keep
-          AND (s.last_seq - s.summarized_seq >= :trig_n OR s.unsummarized_tokens >= :trig_tok)
+        SELECT :t, 'summarize', :sid FROM s WHERE {due_sql("s")}
         ON CONFLICT DO NOTHING
     ), x AS (
         INSERT INTO jobs (tenant_id, kind, session_id)
@@ -118,9 +116,7 @@ async def append_messages(
                     "toks": toks,
                     "tok_sum": sum(toks),
                     "ats": [m.created_at for m in msgs],
-                    "keep": policy.keep_recent,
-                    "trig_n": policy.trigger_messages,
-                    "trig_tok": policy.trigger_tokens,
+                    **policy.sql_params(),
                     "extract": extract_facts and any(m.role.value == "user" for m in msgs),
                 },
             )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from sqlalchemy import TextClause, text
 
+from app.summaries.policy import due_sql
+
 # Columns of each staging table, as the importer sends them (JSON, via jsonb_to_recordset).
 STAGES: dict[str, str] = {
     "imp_sessions": "line int, session_id text, metadata jsonb, last_seq bigint, extracted_seq bigint, "
@@ -240,7 +242,7 @@ EVENTS = text(
 # never past unread messages that were already waiting), and the work still due is queued the way
 # an append queues it (app.messages.service._APPEND).
 WATERMARKS = text(
-    """
+    f"""
     WITH w AS (
       SELECT s.session_id, s.last_seq AS old_last, s.extracted_seq AS old_extracted,
              i.extracted_seq AS file_extracted,
@@ -264,9 +266,7 @@ WATERMARKS = text(
       RETURNING s.session_id, s.last_seq, s.summarized_seq, s.extracted_seq, s.unsummarized_tokens
     )
     INSERT INTO jobs (tenant_id, kind, session_id)
-    SELECT :t, :summarize_kind, session_id FROM u
-    WHERE last_seq - summarized_seq > :keep
-      AND (last_seq - summarized_seq >= :trig_n OR unsummarized_tokens >= :trig_tok)
+    SELECT :t, :summarize_kind, session_id FROM u WHERE {due_sql("u")}
     UNION ALL
     SELECT :t, :extract_kind, session_id FROM u WHERE CAST(:extract AS boolean) AND extracted_seq < last_seq
     ON CONFLICT DO NOTHING

@@ -79,9 +79,7 @@ async def import_user(
             q.WATERMARKS,
             {
                 **params,
-                "keep": policy.keep_recent,
-                "trig_n": policy.trigger_messages,
-                "trig_tok": policy.trigger_tokens,
+                **policy.sql_params(),
                 "extract": extract_facts,
                 "summarize_kind": SUMMARIZE,
                 "extract_kind": EXTRACT,
