@@ -118,7 +118,7 @@ class RequestGuardMiddleware:
             return
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max:
-            await self._reject(scope, send, self._too_large())
+            await self._reject(scope, send, _too_large(self.max, "ENGRAM_MAX_BODY_BYTES"))
             return
         ctype = headers.get("content-type", "")
         if length not in (None, "0") and not _is_json(ctype):
@@ -138,7 +138,7 @@ class RequestGuardMiddleware:
             chunk = message.get("body", b"")
             seen += len(chunk)
             if seen > self.max:
-                await self._reject(scope, send, self._too_large())
+                await self._reject(scope, send, _too_large(self.max, "ENGRAM_MAX_BODY_BYTES"))
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
@@ -163,8 +163,7 @@ class RequestGuardMiddleware:
     ) -> None:
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > route.max_bytes:
-            too_large = f"The request body exceeds {route.max_bytes} bytes ({route.setting})."
-            await self._reject(scope, send, PayloadTooLarge(too_large, limit=route.max_bytes))
+            await self._reject(scope, send, _too_large(route.max_bytes, route.setting))
             return
         ctype = headers.get("content-type", "")
         media = ctype.split(";", 1)[0].strip().lower()
@@ -177,12 +176,6 @@ class RequestGuardMiddleware:
             return
         await self.app(scope, receive, send)
 
-    def _too_large(self) -> PayloadTooLarge:
-        return PayloadTooLarge(
-            f"The request body exceeds {self.max} bytes (ENGRAM_MAX_BODY_BYTES).",
-            limit=self.max,
-        )
-
     async def _reject(self, scope: Scope, send: Send, exc: PayloadTooLarge | UnsupportedMediaType) -> None:
         response = problem_response(
             status=exc.status,
@@ -193,6 +186,10 @@ class RequestGuardMiddleware:
             extra=exc.extra,
         )
         await response(scope, _never_receive, send)
+
+
+def _too_large(limit: int, setting: str) -> PayloadTooLarge:
+    return PayloadTooLarge(f"The request body exceeds {limit} bytes ({setting}).", limit=limit)
 
 
 async def _never_receive() -> Message:
