@@ -35,17 +35,22 @@ _SUMMARY = (
     f"{_US.format('created_at')}) FROM summaries "
     "WHERE tenant_id = :t AND session_id = :s ORDER BY to_seq DESC LIMIT 1"
 )
+
+
 # Whether the user has a valid fact: one index probe, so memory for users without facts pays
 # nothing more for them.
-_HAS_FACTS = (
-    "EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = :t AND f.user_id = sessions.user_id "
-    "AND f.invalid_at IS NULL) AS has_facts"
-)
+def _has_facts(tenant: str) -> str:  # `tenant`: the statement's placeholder for the tenant id
+    return (
+        f"EXISTS (SELECT 1 FROM facts f WHERE f.tenant_id = {tenant} AND f.user_id = sessions.user_id "
+        "AND f.invalid_at IS NULL) AS has_facts"
+    )
+
+
 # Sent on the driver's own connection (asyncpg's statement cache, no SQLAlchemy execute): this
 # read runs on every request, and SQLAlchemy's layers cost more CPU than the query itself.
 _VERSION = (
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
-    f"{_HAS_FACTS.replace(':t', '$1')} FROM sessions WHERE tenant_id = $1 AND session_id = $2"
+    f"{_has_facts('$1')} FROM sessions WHERE tenant_id = $1 AND session_id = $2"
 )
 # The session's version, newest messages and latest summary in one statement, so one snapshot:
 # a window is stored under exactly the version it was read at.
@@ -53,7 +58,7 @@ _WINDOW = text(
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
     f"(SELECT json_agg({_MSG} ORDER BY seq) FROM (SELECT {_MSG_COLS} FROM messages "
     "  WHERE tenant_id = :t AND session_id = :s ORDER BY seq DESC LIMIT :n) m) AS messages, "
-    f"({_SUMMARY}) AS summary, {_HAS_FACTS} "
+    f"({_SUMMARY}) AS summary, {_has_facts(':t')} "
     "FROM sessions WHERE tenant_id = :t AND session_id = :s"
 )
 _OLDER = text(
