@@ -49,10 +49,6 @@ class AppError(Exception):
         self.extra = extra
 
 
-class BadRequest(AppError):
-    status, slug, title = 400, "bad-request", "Bad request"
-
-
 class MalformedJSON(AppError):
     status, slug, title = 400, "malformed-json", "Malformed JSON body"
 
