@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from datetime import timedelta
+from typing import Any
 
 import structlog
 from redis.asyncio import Redis
@@ -21,19 +21,23 @@ from app.ai.fact_extractor import make_fact_extractor
 from app.ai.summarizer import make_summarizer
 from app.ai.tokenizer import Tokenizer
 from app.cache import WindowCache
-from app.config import Provider, Settings
+from app.config import Settings
 from app.facts.forgetting import expire_facts
 from app.facts.reconcile import Thresholds
-from app.facts.tasks import embed_facts, extract_next
-from app.indexing.tasks import RetryPolicy, embed_pending
+from app.facts.tasks import EmbedFacts, Extract
+from app.indexing.tasks import EmbedMessages
 from app.indexing.wake import listen
+from app.jobs import sweeps
+from app.jobs.retry import RetryPolicy
+from app.jobs.runner import SharedModel, StepRunner, describe
+from app.jobs.step import Step
 from app.memory import evictions
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention
 from app.summaries.policy import SummaryPolicy
-from app.summaries.tasks import summarize_next
-from app.transfer.tasks import embed_summaries_next
+from app.summaries.tasks import Summarize
+from app.transfer.tasks import EmbedSummaries
 
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
@@ -62,27 +66,50 @@ class Worker:
         self.redis = redis
         self.metrics = metrics
         self.wake = wake or asyncio.Event()
-        self.policy = RetryPolicy(
-            max_attempts=settings.worker_max_attempts,
-            backoff_seconds=settings.worker_backoff_seconds,
-            backoff_max_seconds=settings.worker_backoff_max_seconds,
-        )
-        self.model_lock = asyncio.Lock()
-        self.tokenizer = Tokenizer(settings.tokenizer)
-        self.summarizer = make_summarizer(settings, embedder=embedder, tokenizer=self.tokenizer)
-        self.summary_policy = SummaryPolicy.from_settings(settings)
-        self.extractor = make_fact_extractor(settings, embedder=embedder, tokenizer=self.tokenizer)
-        self.fact_thresholds = Thresholds(
-            merge=settings.fact_merge_threshold, negation=settings.fact_negation_threshold
-        )
-        # A remote LLM does not need the local model's lock; the local summariser embeds sentences.
-        self.llm_lock = self.model_lock if settings.llm is Provider.local else None
+        self.runner = StepRunner(engine=engine, retry=RetryPolicy.from_settings(settings), metrics=metrics)
+        model = SharedModel(embedder)  # every step's model calls take turns on the one model
+        tokenizer = Tokenizer(settings.tokenizer)
+        self.summarizer = make_summarizer(settings, embedder=model, tokenizer=tokenizer)
+        self.extractor = make_fact_extractor(settings, embedder=model, tokenizer=tokenizer)
+        batch = settings.worker_batch_size
+        # In priority order: each lane iteration runs the first step that has work. Embeddings come
+        # first and are the only step of the other lanes; the rest yield to them.
+        self.steps: list[Step[Any, Any]] = [
+            EmbedMessages(embedder=model, batch_size=batch),
+            Summarize(
+                summarizer=self.summarizer,
+                embedder=model,
+                tokenizer=tokenizer,
+                policy=SummaryPolicy.from_settings(settings),
+            ),
+            Extract(
+                extractor=self.extractor,
+                embedder=model,
+                thresholds=Thresholds(
+                    merge=settings.fact_merge_threshold, negation=settings.fact_negation_threshold
+                ),
+                max_input_tokens=settings.fact_max_input_tokens,
+            ),
+            EmbedFacts(embedder=model, batch_size=batch),
+            EmbedSummaries(embedder=model, batch_size=batch),
+        ]
         self.cache = WindowCache(
             redis, window=settings.cache_window_messages, ttl=settings.cache_ttl_seconds, metrics=metrics
         )
         self.retention = Rule(
             max_messages=settings.retention_max_messages, max_age_days=settings.retention_max_age_days
         )
+        self.sweeps = [
+            sweeps.Sweep("evictions", EVICT_EVERY, lambda: evictions.sweep(self.engine, self.cache)),
+            sweeps.Sweep(
+                "retention", settings.retention_sweep_seconds, self.apply_retention, first_now=False
+            ),
+            sweeps.Sweep(
+                "expire_facts", settings.retention_sweep_seconds, self.expire_facts, first_now=False
+            ),
+            sweeps.Sweep("gauges", BACKLOG_EVERY, self.refresh_gauges),
+            sweeps.Sweep("idempotency_keys", SWEEP_EVERY, self.sweep),
+        ]
 
     async def run(self, stop: asyncio.Event) -> None:
         listener = (
@@ -105,125 +132,29 @@ class Worker:
             _log.info("worker stopped")
 
     async def _lane(self, stop: asyncio.Event, *, housekeeping: bool) -> None:
-        """One batch after another; lanes run side by side and share the model lock."""
-        last_gauges = 0.0
-        last_sweep = 0.0
-        last_evict = 0.0
-        last_retention = time.monotonic()
+        """One batch after another; lanes run side by side and share the model lock. The
+        housekeeping lane also runs the steps after the first, and the sweeps."""
+        steps = self.steps if housekeeping else self.steps[:1]
         while not stop.is_set():
-            busy = False
             # Cleared before the claim, never after: a wake-up that arrives while this batch is in
             # the model (rows committed after the claim) is kept and ends the idle wait at once.
             self.wake.clear()
-            try:
-                busy = await self.run_once()
-                # Summaries yield to embeddings: one lane takes them, and only while the embedding
-                # queue is drained (a summary step holds the model for its sentences).
-                if housekeeping and not busy:
-                    busy = await self.summarize_once()
-                if housekeeping and not busy:
-                    busy = await self.extract_once()
-                if housekeeping and not busy:
-                    busy = await self.embed_facts_once()
-                if housekeeping and not busy:
-                    busy = await self.embed_summaries_once()
-                if housekeeping and time.monotonic() - last_evict > EVICT_EVERY:
-                    await evictions.sweep(self.engine, self.cache)
-                    last_evict = time.monotonic()
-                if housekeeping and time.monotonic() - last_retention > self.settings.retention_sweep_seconds:
-                    await self.apply_retention()
-                    await self.expire_facts()
-                    last_retention = time.monotonic()
-                if housekeeping and time.monotonic() - last_gauges > BACKLOG_EVERY:
-                    await self.refresh_gauges()
-                    last_gauges = time.monotonic()
-                if housekeeping and time.monotonic() - last_sweep > SWEEP_EVERY:
-                    await self.sweep()
-                    last_sweep = time.monotonic()
-            except Exception as exc:  # database down: keep the loop alive, retry soon
-                _log.warning("worker iteration failed", error=f"{type(exc).__name__}: {exc}")
-                await _sleep_or_stop(stop, 1.0)
-                continue
-            if not busy:
+            busy = trouble = False
+            for step in steps:
+                try:
+                    busy = (await self.runner.run(step)).more
+                except Exception as exc:  # database down: the next step and the sweeps still run
+                    _log.warning("worker step failed", kind=step.kind, error=describe(exc))
+                    trouble = True
+                    continue
+                if busy:
+                    break
+            if housekeeping:
+                await sweeps.run_due(self.sweeps)
+            if trouble and not busy:
+                await _sleep_or_stop(stop, 1.0)  # retry soon, without spinning on a dead database
+            elif not busy:
                 await self._idle(stop)
-
-    async def run_once(self) -> bool:
-        """One batch; True if the queue may hold more right now."""
-        result = await embed_pending(
-            self.engine,
-            embedder=self.embedder,
-            batch_size=self.settings.worker_batch_size,
-            policy=self.policy,
-            model_lock=self.model_lock,
-        )
-        if result.claimed:
-            self.metrics.worker_items.labels("embed", "done").inc(result.embedded)
-            self.metrics.worker_items.labels("embed", "retry_or_failed").inc(result.failed)
-            self.metrics.worker_batch.labels("embed").observe(result.seconds)
-        return result.claimed == self.settings.worker_batch_size
-
-    async def summarize_once(self) -> bool:
-        """One summary step, if a session is due; True if one was claimed."""
-        started = time.perf_counter()
-        step = await summarize_next(
-            self.engine,
-            summarizer=self.summarizer,
-            embedder=self.embedder,
-            tokenizer=self.tokenizer,
-            policy=self.summary_policy,
-            retry=self.policy,
-            embed_lock=self.model_lock,
-            llm_lock=self.llm_lock,
-        )
-        if step.claimed:
-            self.metrics.worker_items.labels("summarize", "retry_or_failed" if step.failed else "done").inc()
-            self.metrics.worker_batch.labels("summarize").observe(time.perf_counter() - started)
-        return step.claimed
-
-    async def extract_once(self) -> bool:
-        """One fact extraction step, if a session has unread messages; True if one was claimed."""
-        started = time.perf_counter()
-        step = await extract_next(
-            self.engine,
-            extractor=self.extractor,
-            embedder=self.embedder,
-            thresholds=self.fact_thresholds,
-            max_input_tokens=self.settings.fact_max_input_tokens,
-            retry=self.policy,
-            embed_lock=self.model_lock,
-            llm_lock=None,  # neither extractor runs the local model: embeddings need not wait for it
-        )
-        if step.claimed:
-            self.metrics.worker_items.labels("extract", "retry_or_failed" if step.failed else "done").inc()
-            self.metrics.worker_batch.labels("extract").observe(time.perf_counter() - started)
-        return step.claimed
-
-    async def embed_facts_once(self) -> bool:
-        """Embed a batch of facts written over the API; True if there were any."""
-        n = await embed_facts(
-            self.engine,
-            embedder=self.embedder,
-            batch_size=self.settings.worker_batch_size,
-            lock=self.model_lock,
-        )
-        if n:
-            self.metrics.worker_items.labels("embed_facts", "done").inc(n)
-        return n > 0
-
-    async def embed_summaries_once(self) -> bool:
-        """Embed a batch of an imported session's summaries; True if a session was claimed."""
-        step = await embed_summaries_next(
-            self.engine,
-            embedder=self.embedder,
-            batch_size=self.settings.worker_batch_size,
-            retry=self.policy,
-            lock=self.model_lock,
-        )
-        if step.embedded:
-            self.metrics.worker_items.labels("embed_summaries", "done").inc(step.embedded)
-        if step.failed:
-            self.metrics.worker_items.labels("embed_summaries", "retry_or_failed").inc()
-        return step.claimed
 
     async def expire_facts(self) -> int:
         if self.settings.fact_expire_below is None:
@@ -274,9 +205,23 @@ class Worker:
                     )
                 )
             ).all()
+            facts = (
+                await conn.execute(
+                    text(
+                        "SELECT count(*) FILTER (WHERE embed_after <> 'infinity') AS pending, "
+                        "count(*) FILTER (WHERE embed_after = 'infinity') AS failed, "
+                        "coalesce(extract(epoch FROM now() - min(embed_after) "
+                        "  FILTER (WHERE embed_after <> 'infinity')), 0) AS lag "
+                        "FROM facts WHERE embedding IS NULL"
+                    )
+                )
+            ).one()
         self.metrics.worker_backlog.labels("embed").set(row.pending)
         self.metrics.worker_failed.labels("embed").set(row.failed)
         self.metrics.worker_lag.labels("embed").set(float(row.lag))
+        self.metrics.worker_backlog.labels("embed_facts").set(facts.pending)
+        self.metrics.worker_failed.labels("embed_facts").set(facts.failed)
+        self.metrics.worker_lag.labels("embed_facts").set(max(0.0, float(facts.lag)))
         for kind in (
             "summarize",
             "extract",

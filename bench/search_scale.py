@@ -839,7 +839,8 @@ async def store_probe(
     """What the worker's write costs at this scale: its exact UPDATE of `n` new messages of one
     user, in batches of 128, with real vectors; then the same on another `n` rows with the HNSW
     index dropped inside a transaction that is rolled back (what the HNSW insert costs)."""
-    from app.indexing.tasks import _STORE, vector_literal
+    from app.db.vectors import vector_literal
+    from app.indexing.tasks import _STORE
 
     sql = _STORE.text.replace(":ids", "$1").replace(":vecs", "$2")
     db = await asyncpg.connect(url)

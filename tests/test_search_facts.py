@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.ai.local_embedder import LocalEmbedder
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
-from app.indexing.tasks import vector_literal
+from app.db.vectors import vector_literal
 from app.main import create_app
 from app.search.facts import IMPORTANCE_WEIGHT
 from app.search.ranking import Weights

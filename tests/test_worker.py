@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
 from collections.abc import Iterator, Sequence
 
@@ -11,13 +12,19 @@ import httpx
 import numpy as np
 import pytest
 from asgi_lifespan import LifespanManager
+from sqlalchemy import text
 
 from app.ai.embedder import Embedder, EmbedderUnavailable, Vectors
 from app.ai.local_embedder import LocalEmbedder
+from app.ai.openai_embedder import OpenAIEmbedder
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
-from app.indexing.tasks import RetryPolicy, embed_pending
+from app.indexing.tasks import EmbedMessages
+from app.jobs.retry import RetryPolicy
+from app.jobs.runner import StepRunner
 from app.main import create_app
+from app.metrics import Metrics
+from app.worker import Worker
 from tests.conftest import STARTUP, client_for, make_settings
 from tests.dbutil import create_database, engine_for, fetch, wait_until
 from tests.procs import start_worker
@@ -180,10 +187,11 @@ POLICY = RetryPolicy(max_attempts=3, backoff_seconds=0.05, backoff_max_seconds=0
 
 async def _drain(url: str, embedder: Embedder, *, batch: int = 64, seconds: float = 20) -> None:
     engine = engine_for(url)
+    runner, step = StepRunner(engine=engine, retry=POLICY), EmbedMessages(embedder=embedder, batch_size=batch)
     deadline = time.monotonic() + seconds
     try:
         while time.monotonic() < deadline:
-            await embed_pending(engine, embedder=embedder, batch_size=batch, policy=POLICY)
+            await runner.run(step)
             left = await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'pending'")
             if left[0][0] == 0:
                 return
@@ -284,3 +292,95 @@ async def test_expired_idempotency_keys_are_swept(own_db: str) -> None:
     left = await fetch(engine, "SELECT count(*) FROM idempotency_keys")
     await engine.dispose()
     assert left[0][0] == 24
+
+
+def _dead_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed on exit: nothing listens there
+
+
+async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
+    """The embedder is down and a fact lacks a vector: every step records its failure, and every
+    sweep (evictions, retention, fact expiry, gauges, idempotency keys) still runs."""
+    await _seed(own_db, 6, seed=7)
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        for content in ("Hums a lot.", "Liked disco once."):
+            r = await c.post("/v1/users/u1/facts", json={"content": content, "importance": 0.1})
+            assert r.status_code == 201, r.text
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        await conn.execute(text("UPDATE sessions SET summarized_seq = last_seq"))  # retention may cut
+        await conn.execute(
+            text(
+                "UPDATE facts SET actor = 'system', valid_from = now() - interval '400 days', "
+                "last_mentioned_at = now() - interval '365 days' WHERE content = 'Liked disco once.'"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO idempotency_keys (tenant_id, session_id, key, request_hash, created_at) "
+                "VALUES ('default', 's1', 'old', 'h', now() - interval '2 days')"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO cache_evictions (tenant_id, session_id, created_at) "
+                "VALUES ('default', 'gone', now() - interval '1 minute')"
+            )
+        )
+    settings = make_settings(
+        own_db,
+        redis_url=None,
+        embedder="openai",
+        openai_base_url=f"http://127.0.0.1:{_dead_port()}/v1",
+        openai_max_attempts=1,
+        retention_max_messages=2,
+        fact_expire_below=0.15,
+        worker_backoff_seconds=0.05,
+        worker_backoff_max_seconds=0.1,
+    )
+    metrics = Metrics()
+    worker = Worker(
+        settings=settings, engine=engine, embedder=OpenAIEmbedder(settings), redis=None, metrics=metrics
+    )
+    for sweep in worker.sweeps:
+        sweep.every, sweep.due_at = 0.2, 0.0
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        for _ in range(300):  # 30 s at most
+            if min(s.runs for s in worker.sweeps) >= 2:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+    assert {s.name: s.runs >= 2 for s in worker.sweeps} == {
+        "evictions": True,
+        "retention": True,
+        "expire_facts": True,
+        "gauges": True,
+        "idempotency_keys": True,
+    }
+    unembedded = await fetch(
+        engine, "SELECT embed_attempts > 0, embed_error FROM facts WHERE content = 'Hums a lot.'"
+    )
+    messages = await fetch(
+        engine, "SELECT count(*), bool_and(embed_error LIKE 'EmbedderUnavailable%') FROM messages"
+    )
+    effects = await fetch(
+        engine,
+        "SELECT (SELECT count(*) FROM idempotency_keys), (SELECT count(*) FROM cache_evictions), "
+        "(SELECT count(*) FROM facts WHERE invalid_at IS NOT NULL)",
+    )
+    await engine.dispose()
+    assert unembedded[0][0] and unembedded[0][1].startswith("EmbedderUnavailable"), unembedded
+    assert messages[0] == (2, True), "retention keeps the newest two, which wait for the embedder"
+    assert effects[0] == (0, 0, 1)
+    assert metrics.worker_backlog.labels("embed")._value.get() == 2
+    assert metrics.worker_backlog.labels("embed_facts")._value.get() == 2  # both facts wait

@@ -352,7 +352,7 @@ class Fact(SQLModel, table=True):
             postgresql_where=text("invalid_at IS NULL"),
         ),
         Index("ix_facts_tenant_id_user_id_valid_from", "tenant_id", "user_id", "valid_from"),
-        Index("ix_facts_embed_queue", "created_at", postgresql_where=text("embedding IS NULL")),
+        Index("ix_facts_embed_queue", "embed_after", postgresql_where=text("embedding IS NULL")),
         Index("ix_facts_content_tsv", "content_tsv", postgresql_using="gin"),
         Index(
             "ix_facts_embedding_hnsw",
@@ -395,6 +395,12 @@ class Fact(SQLModel, table=True):
     updated_at: datetime = _ts()
     # NULL until the worker embeds it (facts added or edited over the API are embedded there too).
     embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    # The worker's retries of the embedding: `embed_after` is 'infinity' once the last one failed.
+    embed_attempts: int = Field(
+        default=0, sa_column=Column(Integer, nullable=False, server_default=text("0"))
+    )
+    embed_after: datetime = _ts()
+    embed_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     content_tsv: Any = Field(
         default=None,
         sa_column=Column(

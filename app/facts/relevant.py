@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.db.vectors import vector_literal
 from app.facts.forgetting import decayed_importance
-from app.indexing.tasks import vector_literal
 
 IMPORTANCE_WEIGHT = 0.1  # how much faded importance adds to a cosine when ranking
 

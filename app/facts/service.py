@@ -18,7 +18,7 @@ from app.facts import events
 from app.facts.forgetting import decayed_importance
 from app.facts.reconcile import Invalidate, normalize
 from app.facts.schemas import FactEventOut, FactIn, FactOut, FactPatch
-from app.facts.tasks import invalidate, invalidated, lock_user_facts
+from app.facts.tasks import REEMBED_IF_CHANGED, invalidate, invalidated, lock_user_facts
 from app.jsonutil import dumps
 from app.merge_patch import merge_patch
 from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
@@ -210,7 +210,7 @@ async def patch_fact(
             "UPDATE facts SET content = :content, kind = :kind, subject = :subject, topics = :topics, "
             "importance = :importance, metadata = CAST(:md AS jsonb), updated_at = now(), "
             "invalid_at = coalesce(:invalid_at, invalid_at), "
-            "embedding = CASE WHEN content = :content THEN embedding END "
+            f"{REEMBED_IF_CHANGED}"
             "WHERE tenant_id = :t AND fact_id = :f"
         ),
         {

@@ -11,91 +11,96 @@ reconciliation skips a source message it has already recorded, so a redone step 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import orjson
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
-from app.ai.fact_extractor import FactExtractor
+from app.ai.fact_extractor import FactExtractor, TurnRef
+from app.db.vectors import vector_literal
 from app.facts import events
 from app.facts.reconcile import Add, Current, Invalidate, Known, Mention, Op, Thresholds, reconcile
-from app.indexing.tasks import RetryPolicy, vector_literal
 from app.jobs import queue
+from app.jobs.retry import RetryPolicy, next_try
 from app.messages.turns import read_turns
 
 KIND = "extract"
 
 
-@dataclass
-class StepResult:
-    claimed: bool = False
-    read: int = 0  # messages this step read
-    changes: int = 0  # operations applied
-    failed: bool = False
+@dataclass(frozen=True)
+class Unread:
+    job: Any  # the claimed job with its session's row (app.jobs.queue.claim)
+    step_to: int  # the new watermark
+    turns: Sequence[TurnRef]  # empty when nothing is unread
+    current: Sequence[Current]
+    known: Sequence[Known]
 
 
-async def extract_next(
-    engine: AsyncEngine,
-    *,
-    extractor: FactExtractor,
-    embedder: Embedder,
-    thresholds: Thresholds,
-    max_input_tokens: int,
-    retry: RetryPolicy,
-    embed_lock: asyncio.Lock | None,
-    llm_lock: asyncio.Lock | None,
-) -> StepResult:
+class Extract:
     """Claim one session with unread messages and run one extraction step on it."""
-    result = StepResult()
-    async with engine.begin() as conn:
+
+    kind = KIND
+    limit = 1
+
+    def __init__(
+        self, *, extractor: FactExtractor, embedder: Embedder, thresholds: Thresholds, max_input_tokens: int
+    ) -> None:
+        self.extractor = extractor
+        self.embedder = embedder
+        self.thresholds = thresholds
+        self.max_input_tokens = max_input_tokens
+
+    async def claim(self, conn: AsyncConnection) -> list[Unread]:
         job = await queue.claim(conn, KIND)
         if job is None:
-            return result
-        result.claimed = True
-        t, s = job.tenant_id, job.session_id
-        session = job  # the claim carries the session's row, key-share locked for the step
-        u = session.user_id
-        step_to = session.extracted_seq
-        if session.last_seq > session.extracted_seq:
-            turns, cut = await read_turns(
-                conn,
-                tenant_id=t,
-                session_id=s,
-                after=session.extracted_seq,
-                upto=session.last_seq,
-                budget=max_input_tokens,
-            )
-            step_to = turns[-1].seq if cut else session.last_seq
-            result.read = len(turns)
-            # One user's facts are reconciled by one step at a time (sessions run side by side).
-            await lock_user_facts(conn, tenant_id=t, user_id=u)
-            current, known = await _user_facts(conn, tenant_id=t, user_id=u)
-            try:
-                async with llm_lock if llm_lock is not None else contextlib.nullcontext():
-                    candidates = await extractor.extract(
-                        turns=turns, known_subjects=sorted({c.subject for c in current if c.subject})
-                    )
-                vectors = np.zeros((0, 0), dtype=np.float32)
-                if candidates:
-                    async with embed_lock if embed_lock is not None else contextlib.nullcontext():
-                        vectors = await embedder.embed([c.content for c in candidates])
-            except Exception as exc:  # model trouble of any kind: on the job, retried with backoff
-                await queue.fail(
-                    conn, kind=KIND, tenant_id=t, session_id=s, attempts=job.attempts, error=exc, retry=retry
-                )
-                result.failed = True
-                return result
-            ops = reconcile(list(zip(candidates, vectors, strict=True)), current, thresholds, known)
-            await apply(conn, tenant_id=t, user_id=u, session_id=s, ops=ops)
-            result.changes = len(ops)
-        await _advance(conn, tenant_id=t, session_id=s, to=step_to)
-    return result
+            return []
+        t, s, u = job.tenant_id, job.session_id, job.user_id  # the claim carries the session's row
+        if job.last_seq <= job.extracted_seq:
+            return [Unread(job, job.extracted_seq, (), (), ())]
+        turns, cut = await read_turns(
+            conn,
+            tenant_id=t,
+            session_id=s,
+            after=job.extracted_seq,
+            upto=job.last_seq,
+            budget=self.max_input_tokens,
+        )
+        step_to = turns[-1].seq if cut else job.last_seq
+        # One user's facts are reconciled by one step at a time (sessions run side by side).
+        await lock_user_facts(conn, tenant_id=t, user_id=u)
+        current, known = await _user_facts(conn, tenant_id=t, user_id=u)
+        return [Unread(job, step_to, turns, current, known)]
+
+    async def call(self, items: Sequence[Unread]) -> list[list[Op]]:
+        (unread,) = items
+        if not unread.turns:
+            return [[]]
+        candidates = await self.extractor.extract(
+            turns=unread.turns, known_subjects=sorted({c.subject for c in unread.current if c.subject})
+        )
+        vectors = np.zeros((0, 0), dtype=np.float32)
+        if candidates:
+            vectors = await self.embedder.embed([c.content for c in candidates])
+        pairs = list(zip(candidates, vectors, strict=True))
+        return [reconcile(pairs, unread.current, self.thresholds, unread.known)]
+
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unread, list[Op]]]) -> None:
+        for unread, ops in done:
+            t, s = unread.job.tenant_id, unread.job.session_id
+            if ops:
+                await apply(conn, tenant_id=t, user_id=unread.job.user_id, session_id=s, ops=ops)
+            await _advance(conn, tenant_id=t, session_id=s, to=unread.step_to)
+
+    async def fail(
+        self, conn: AsyncConnection, failed: Sequence[Unread], error: str, retry: RetryPolicy
+    ) -> None:
+        await queue.fail(conn, kind=KIND, jobs=[u.job for u in failed], error=error, retry=retry)
 
 
 async def lock_user_facts(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> None:
@@ -150,11 +155,18 @@ _ADD = text(
     "VALUES (:id, :t, :u, :content, :kind, :subject, :exclusive, :topics, :importance, 'system', "
     "CAST(:sources AS uuid[]), :s, :valid_from, :invalid_at, :superseded_by, :valid_from, CAST(:v AS vector))"
 )
+# An UPDATE that sets `content = :content` clears the vector of a changed text and gives it a fresh
+# start in the embedding queue (the CASEs read the row as it was).
+REEMBED_IF_CHANGED = (
+    "embedding = CASE WHEN content = :content THEN embedding END, "
+    "embed_attempts = CASE WHEN content = :content THEN embed_attempts ELSE 0 END, "
+    "embed_after = CASE WHEN content = :content THEN embed_after ELSE now() END "
+)
 _MENTION = text(
     "UPDATE facts SET content = :content, importance = greatest(importance, :importance), "
     "source_message_ids = source_message_ids || CAST(:sources AS uuid[]), mention_count = mention_count + 1, "
     "last_mentioned_at = greatest(last_mentioned_at, :at), updated_at = now(), "
-    "embedding = CASE WHEN content = :content THEN embedding END "
+    f"{REEMBED_IF_CHANGED}"
     "WHERE tenant_id = :t AND fact_id = :id"
 )
 _INVALIDATE = text(
@@ -273,28 +285,55 @@ async def _advance(conn: AsyncConnection, *, tenant_id: str, session_id: str, to
 
 
 # --- facts written over the API are embedded here, off the request path ---
+# A fact without a vector is pending while `embed_after` has come; a failure retries it with
+# backoff, and after the last attempt `embed_after` is 'infinity' (failed) until its content changes.
 
 _CLAIM_UNEMBEDDED = text(
-    "SELECT fact_id, content FROM facts WHERE embedding IS NULL "
-    "ORDER BY created_at LIMIT :n FOR UPDATE SKIP LOCKED"
+    "SELECT fact_id, content FROM facts WHERE embedding IS NULL AND embed_after <= now() "
+    "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
+)
+_STORE_VECTORS = text(
+    "UPDATE facts f SET embedding = CAST(v.e AS vector), embed_error = NULL "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, e) WHERE f.fact_id = v.id"
+)
+_FAIL_VECTORS = text(
+    "UPDATE facts SET embed_attempts = embed_attempts + 1, embed_error = :err, "
+    "embed_after = CASE WHEN embed_attempts + 1 >= :max THEN 'infinity' "
+    f"ELSE {next_try('embed_attempts')} END "
+    "WHERE fact_id = ANY(CAST(:ids AS uuid[]))"
 )
 
 
-async def embed_facts(
-    engine: AsyncEngine, *, embedder: Embedder, batch_size: int, lock: asyncio.Lock | None
-) -> int:
-    """Embed one batch of facts that have no vector yet; returns how many."""
-    async with engine.begin() as conn:
-        rows = (await conn.execute(_CLAIM_UNEMBEDDED, {"n": batch_size})).all()
-        if not rows:
-            return 0
-        async with lock if lock is not None else contextlib.nullcontext():
-            vectors = await embedder.embed([r.content for r in rows])
+@dataclass(frozen=True)
+class Unembedded:
+    fact_id: uuid.UUID
+    content: str
+
+
+class EmbedFacts:
+    """Embed a batch of facts that have no vector yet (added or edited over the API)."""
+
+    kind = "embed_facts"
+
+    def __init__(self, *, embedder: Embedder, batch_size: int) -> None:
+        self.embedder = embedder
+        self.limit = batch_size
+
+    async def claim(self, conn: AsyncConnection) -> list[Unembedded]:
+        rows = (await conn.execute(_CLAIM_UNEMBEDDED, {"n": self.limit})).all()
+        return [Unembedded(r.fact_id, r.content) for r in rows]
+
+    async def call(self, items: Sequence[Unembedded]) -> list[str]:
+        return [vector_literal(v) for v in await self.embedder.embed([i.content for i in items])]
+
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unembedded, str]]) -> None:
         await conn.execute(
-            text(
-                "UPDATE facts f SET embedding = CAST(v.e AS vector) "
-                "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, e) WHERE f.fact_id = v.id"
-            ),
-            {"ids": [r.fact_id for r in rows], "vecs": [vector_literal(v) for v in vectors]},
+            _STORE_VECTORS, {"ids": [f.fact_id for f, _ in done], "vecs": [v for _, v in done]}
         )
-    return len(rows)
+
+    async def fail(
+        self, conn: AsyncConnection, failed: Sequence[Unembedded], error: str, retry: RetryPolicy
+    ) -> None:
+        await conn.execute(
+            _FAIL_VECTORS, {"ids": [f.fact_id for f in failed], "err": error, **retry.params()}
+        )

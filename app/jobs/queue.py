@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.indexing.tasks import RetryPolicy
+from app.jobs.retry import RetryPolicy, next_try
 from app.jobs.schemas import JobState
 
 _log = structlog.get_logger("engram.jobs")
@@ -64,36 +64,32 @@ async def done(conn: AsyncConnection, *, kind: str, tenant_id: str, session_id: 
 
 
 async def fail(
-    conn: AsyncConnection,
-    *,
-    kind: str,
-    tenant_id: str,
-    session_id: str,
-    attempts: int,
-    error: Exception,
-    retry: RetryPolicy,
+    conn: AsyncConnection, *, kind: str, jobs: Sequence[Any], error: str, retry: RetryPolicy
 ) -> None:
-    """Record the error and retry with exponential backoff; after the last attempt the job stays
-    `failed` (visible over the API) until forced again."""
-    message = f"{type(error).__name__}: {error}"[:2000]
-    _log.warning(
-        f"{kind} failed", tenant_id=tenant_id, session_id=session_id, attempt=attempts + 1, error=message
-    )
+    """Record the error on claimed jobs (rows from `claim`) and retry with exponential backoff;
+    after the last attempt a job stays `failed` (visible over the API) until forced again."""
+    for job in jobs:
+        _log.warning(
+            f"{kind} failed",
+            tenant_id=job.tenant_id,
+            session_id=job.session_id,
+            attempt=job.attempts + 1,
+            error=error,
+        )
     await conn.execute(
         text(
             "UPDATE jobs SET attempts = attempts + 1, error = :err, updated_at = now(), "
             "status = CASE WHEN attempts + 1 >= :max THEN 'failed' ELSE 'pending' END, "
-            "run_after = now() + make_interval(secs => least(:base * power(2, attempts), :cap)) "
-            "WHERE tenant_id = :t AND kind = :k AND session_id = :s"
+            f"run_after = {next_try('attempts')} "
+            "WHERE kind = :k AND (tenant_id, session_id) IN "
+            "(SELECT * FROM unnest(CAST(:t AS text[]), CAST(:s AS text[])))"
         ),
         {
-            "t": tenant_id,
-            "s": session_id,
+            "t": [j.tenant_id for j in jobs],
+            "s": [j.session_id for j in jobs],
             "k": kind,
-            "err": message,
-            "max": retry.max_attempts,
-            "base": retry.backoff_seconds,
-            "cap": retry.backoff_max_seconds,
+            "err": error,
+            **retry.params(),
         },
     )
 

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.config import Settings
-from app.indexing.tasks import vector_literal
+from app.db.vectors import vector_literal
 from app.jsonutil import loads
 from app.search import facts, ranking, summaries
 from app.search import sql as q

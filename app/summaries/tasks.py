@@ -10,114 +10,123 @@ previous one's `to_seq`, so the chain covers every message exactly once.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
-from app.ai.summarizer import Summarizer
+from app.ai.summarizer import Summarizer, Turn
 from app.ai.tokenizer import Tokenizer
-from app.indexing.tasks import RetryPolicy, vector_literal
+from app.db.vectors import vector_literal
 from app.jobs import queue
+from app.jobs.retry import RetryPolicy
 from app.messages.turns import read_turns
 from app.summaries.policy import SummaryPolicy
 
-_log = structlog.get_logger("engram.summaries")
 KIND = "summarize"
 
 
-@dataclass
-class StepResult:
-    claimed: bool = False
-    summarized: int = 0  # messages this step covered
-    failed: bool = False
+@dataclass(frozen=True)
+class Due:
+    job: Any  # the claimed job with its session's row (app.jobs.queue.claim)
+    start: int  # the summary chain's watermark before this step
+    step_to: int  # where this step ends
+    turns: Sequence[Turn]  # empty when every message in the range was deleted
+    previous: str | None
 
 
-async def summarize_next(
-    engine: AsyncEngine,
-    *,
-    summarizer: Summarizer,
-    embedder: Embedder,
-    tokenizer: Tokenizer,
-    policy: SummaryPolicy,
-    retry: RetryPolicy,
-    embed_lock: asyncio.Lock | None,
-    llm_lock: asyncio.Lock | None,
-) -> StepResult:
-    """Claim one due session and summarise one step of it. The locks are held around the model
-    calls that run on this machine's CPU (shared with the embedding lanes)."""
-    result = StepResult()
-    async with engine.begin() as conn:
+@dataclass(frozen=True)
+class Summary:
+    content: str
+    vector: str
+
+
+class Summarize:
+    """Claim one due session and summarise one step of it."""
+
+    kind = KIND
+    limit = 1
+
+    def __init__(
+        self, *, summarizer: Summarizer, embedder: Embedder, tokenizer: Tokenizer, policy: SummaryPolicy
+    ) -> None:
+        self.summarizer = summarizer
+        self.embedder = embedder
+        self.tokenizer = tokenizer
+        self.policy = policy
+
+    async def claim(self, conn: AsyncConnection) -> list[Due]:
         job = await queue.claim(conn, KIND)
         if job is None:
-            return result
-        result.claimed = True
+            return []
         t, s = job.tenant_id, job.session_id
         session = job  # the claim carries the session's row, key-share locked for the step
-        target = job.force_to_seq if job.force_to_seq is not None else session.last_seq - policy.keep_recent
+        target = (
+            job.force_to_seq if job.force_to_seq is not None else session.last_seq - self.policy.keep_recent
+        )
         target = min(target, session.last_seq)
         start = session.summarized_seq
-        step_to = start
-        if target > start:
-            turns, cut = await read_turns(
-                conn, tenant_id=t, session_id=s, after=start, upto=target, budget=policy.max_input_tokens
-            )
-            # A backlog longer than the input budget rolls forward in several steps.
-            step_to = turns[-1].seq if cut else target
-            if turns:  # else every message in the range was deleted: just move the watermark
-                previous = (
-                    await conn.execute(
-                        text(
-                            "SELECT content FROM summaries WHERE tenant_id = :t AND session_id = :s "
-                            "ORDER BY to_seq DESC LIMIT 1"
-                        ),
-                        {"t": t, "s": s},
-                    )
-                ).scalar()
-                try:
-                    async with llm_lock if llm_lock is not None else contextlib.nullcontext():
-                        content = await summarizer.summarize(
-                            previous=previous, turns=turns, max_tokens=policy.max_tokens
-                        )
-                    async with embed_lock if embed_lock is not None else contextlib.nullcontext():
-                        vector = (await embedder.embed([content]))[0]
-                except Exception as exc:  # model trouble of any kind: on the job, retried with backoff
-                    await queue.fail(
-                        conn,
-                        kind=KIND,
-                        tenant_id=t,
-                        session_id=s,
-                        attempts=job.attempts,
-                        error=exc,
-                        retry=retry,
-                    )
-                    result.failed = True
-                    return result
+        if target <= start:
+            return [Due(job, start, start, (), None)]
+        turns, cut = await read_turns(
+            conn, tenant_id=t, session_id=s, after=start, upto=target, budget=self.policy.max_input_tokens
+        )
+        # A backlog longer than the input budget rolls forward in several steps.
+        step_to = turns[-1].seq if cut else target
+        previous = None
+        if turns:
+            previous = (
+                await conn.execute(
+                    text(
+                        "SELECT content FROM summaries WHERE tenant_id = :t AND session_id = :s "
+                        "ORDER BY to_seq DESC LIMIT 1"
+                    ),
+                    {"t": t, "s": s},
+                )
+            ).scalar()
+        return [Due(job, start, step_to, turns, previous)]
+
+    async def call(self, items: Sequence[Due]) -> list[Summary | None]:
+        (due,) = items
+        if not due.turns:
+            return [None]
+        content = await self.summarizer.summarize(
+            previous=due.previous, turns=due.turns, max_tokens=self.policy.max_tokens
+        )
+        vector = (await self.embedder.embed([content]))[0]
+        return [Summary(content, vector_literal(vector))]
+
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Due, Summary | None]]) -> None:
+        for due, summary in done:
+            t, s = due.job.tenant_id, due.job.session_id
+            if summary is not None:
                 await conn.execute(
                     _INSERT,
                     {
                         "id": uuid.uuid4(),
                         "t": t,
                         "s": s,
-                        "u": session.user_id,
-                        "from": start + 1,
-                        "to": step_to,
-                        "n": len(turns),
-                        "c": content,
-                        "tok": tokenizer.count(content),
-                        "p": summarizer.name,
-                        "v": vector_literal(vector),
+                        "u": due.job.user_id,
+                        "from": due.start + 1,
+                        "to": due.step_to,
+                        "n": len(due.turns),
+                        "c": summary.content,
+                        "tok": self.tokenizer.count(summary.content),
+                        "p": self.summarizer.name,
+                        "v": summary.vector,
                     },
                 )
-                result.summarized = len(turns)
-        await _advance(conn, t=t, s=s, to=step_to, moved=step_to > start, job=job, policy=policy)
-    return result
+            moved = due.step_to > due.start
+            await _advance(conn, t=t, s=s, to=due.step_to, moved=moved, job=due.job, policy=self.policy)
+
+    async def fail(
+        self, conn: AsyncConnection, failed: Sequence[Due], error: str, retry: RetryPolicy
+    ) -> None:
+        await queue.fail(conn, kind=KIND, jobs=[d.job for d in failed], error=error, retry=retry)
 
 
 _INSERT = text(

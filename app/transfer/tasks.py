@@ -8,16 +8,17 @@ summaries that have no vector, a batch at a time, retried with backoff like ever
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
-from app.indexing.tasks import RetryPolicy, vector_literal
+from app.db.vectors import vector_literal
 from app.jobs import queue
+from app.jobs.retry import RetryPolicy
 
 KIND = "embed_summaries"
 
@@ -32,42 +33,48 @@ _STORE = text(
 )
 
 
-@dataclass
-class StepResult:
-    claimed: bool = False
-    embedded: int = 0  # summaries given a vector
-    failed: bool = False
+@dataclass(frozen=True)
+class Unembedded:
+    job: Any  # the claimed job (app.jobs.queue.claim)
+    rows: Sequence[Any]  # a batch of the session's summaries without a vector
 
 
-async def embed_summaries_next(
-    engine: AsyncEngine, *, embedder: Embedder, batch_size: int, retry: RetryPolicy, lock: asyncio.Lock | None
-) -> StepResult:
+class EmbedSummaries:
     """Claim one session's job and embed a batch of its summaries."""
-    result = StepResult()
-    async with engine.begin() as conn:
+
+    kind = KIND
+    limit = 1
+
+    def __init__(self, *, embedder: Embedder, batch_size: int) -> None:
+        self.embedder = embedder
+        self.batch_size = batch_size
+
+    async def claim(self, conn: AsyncConnection) -> list[Unembedded]:
         job = await queue.claim(conn, KIND)
         if job is None:
-            return result
-        result.claimed = True
-        t, s = job.tenant_id, job.session_id
-        rows = (await conn.execute(_PENDING, {"t": t, "s": s, "n": batch_size})).all()
-        if rows:
-            try:
-                async with lock if lock is not None else contextlib.nullcontext():
-                    vectors = await embedder.embed([r.content for r in rows])
-            except Exception as exc:  # model trouble of any kind: on the job, retried with backoff
-                await queue.fail(
-                    conn, kind=KIND, tenant_id=t, session_id=s, attempts=job.attempts, error=exc, retry=retry
+            return []
+        params = {"t": job.tenant_id, "s": job.session_id, "n": self.batch_size}
+        return [Unembedded(job, (await conn.execute(_PENDING, params)).all())]
+
+    async def call(self, items: Sequence[Unembedded]) -> list[list[str]]:
+        (batch,) = items
+        if not batch.rows:
+            return [[]]
+        return [[vector_literal(v) for v in await self.embedder.embed([r.content for r in batch.rows])]]
+
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unembedded, list[str]]]) -> None:
+        for batch, vectors in done:
+            t, s = batch.job.tenant_id, batch.job.session_id
+            if vectors:
+                await conn.execute(
+                    _STORE, {"t": t, "ids": [r.summary_id for r in batch.rows], "vecs": vectors}
                 )
-                result.failed = True
-                return result
-            await conn.execute(
-                _STORE,
-                {"t": t, "ids": [r.summary_id for r in rows], "vecs": [vector_literal(v) for v in vectors]},
-            )
-            result.embedded = len(rows)
-        if len(rows) == batch_size:
-            await queue.keep(conn, kind=KIND, tenant_id=t, session_id=s)
-        else:
-            await queue.done(conn, kind=KIND, tenant_id=t, session_id=s)
-    return result
+            if len(batch.rows) == self.batch_size:
+                await queue.keep(conn, kind=KIND, tenant_id=t, session_id=s)
+            else:
+                await queue.done(conn, kind=KIND, tenant_id=t, session_id=s)
+
+    async def fail(
+        self, conn: AsyncConnection, failed: Sequence[Unembedded], error: str, retry: RetryPolicy
+    ) -> None:
+        await queue.fail(conn, kind=KIND, jobs=[b.job for b in failed], error=error, retry=retry)
