@@ -16,10 +16,12 @@ WORKDIR /app
 # Dependencies change less often than the code: build metadata first, then the package.
 COPY pyproject.toml README.md ./
 COPY app ./app
+# The generated Python client: the MCP tools call the REST API through it.
+COPY openapi/clients/python ./openapi/clients/python
 # The CPU build of PyTorch (only used once, to export the local model to ONNX): PyPI's default
 # wheel is a multi-GB CUDA build.
 RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
-    && pip install --no-cache-dir .
+    && pip install --no-cache-dir . ./openapi/clients/python
 
 # --- runtime -------------------------------------------------------------------------------------
 FROM python:3.11-slim AS runtime

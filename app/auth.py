@@ -59,3 +59,8 @@ async def require_admin(request: Request, creds: Credentials) -> None:
     expected = settings.admin_token.get_secret_value().encode()
     if not hmac.compare_digest(creds.credentials.encode(), expected):
         raise Forbidden("This credential is not the admin token.")
+
+
+async def authenticate(request: Request) -> str:
+    """The caller's tenant for what is not a FastAPI route (the MCP endpoint): the same check."""
+    return await current_tenant(request, await _bearer(request))

@@ -1,4 +1,4 @@
-"""`engram` command line: serve, worker, migrate, openapi."""
+"""`engram` command line: serve, worker, migrate, openapi, mcp."""
 
 from __future__ import annotations
 
@@ -147,6 +147,25 @@ def openapi(
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(spec)
     typer.echo(f"wrote {output} ({len(json.loads(spec)['paths'])} paths)")
+
+
+@app.command()
+def mcp(
+    url: Annotated[
+        str, typer.Option(envvar="ENGRAM_URL", help="The Engram server to speak to.")
+    ] = "http://127.0.0.1:8000",
+    key: Annotated[
+        str | None,
+        typer.Option(envvar="ENGRAM_API_KEY", help="Its API key (none when its auth is off)."),
+    ] = None,
+) -> None:
+    """Serve Engram's MCP tools over stdio (for desktop MCP clients), calling a remote Engram.
+
+    The same tools as its Streamable HTTP endpoint at /mcp; every call is a REST call to URL with KEY.
+    """
+    from app.mcp.stdio import serve_stdio
+
+    asyncio.run(serve_stdio(url, key))
 
 
 def _start_embedded_if_needed(settings: Settings) -> EmbeddedPostgres | None:

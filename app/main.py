@@ -11,6 +11,8 @@ from app.config import Settings
 from app.errors import install_error_handlers
 from app.lifespan import make_lifespan
 from app.logging import configure_logging
+from app.mcp.http import PATH as MCP_PATH
+from app.mcp.http import McpEndpoint
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
@@ -32,11 +34,12 @@ def _operation_id(route: APIRoute) -> str:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     metrics = Metrics()
+    mcp = McpEndpoint(settings)
     app = FastAPI(
         title="Engram",
         version=__version__,
         description=DESCRIPTION,
-        lifespan=make_lifespan(settings, metrics),
+        lifespan=mcp.around(make_lifespan(settings, metrics)),
         # Operation ids are the handlers' names (`append_messages`), not FastAPI's path-derived
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
         # clients' calls. Handler names are unique (tests/test_openapi.py).
@@ -44,12 +47,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_error_handlers(app)
     app.include_router(root)
+    # MCP (Streamable HTTP) beside the REST routes, under the same middleware; not in the spec.
+    app.add_route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)  # type: ignore[arg-type]
     install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
     app.add_middleware(
         RequestGuardMiddleware, max_body_bytes=settings.max_body_bytes, streamed=[import_body(settings)]
     )
-    routes = RouteTemplates(lambda: list(app.openapi()["paths"]))
+    routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH])
     app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
     return app
 

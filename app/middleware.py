@@ -61,14 +61,16 @@ class RequestContextMiddleware:
         given = Headers(scope=scope).get("x-request-id", "")
         request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
-        structlog.contextvars.bind_contextvars(request_id=request_id)
+        # Reset, not unbind, at the end: a request served inside another (an MCP tool's REST call)
+        # gives the outer request its id back.
+        bound = structlog.contextvars.bind_contextvars(request_id=request_id)
         started = time.perf_counter()
         status = 500
 
         async def send_wrapper(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status = int(message["status"])  # the MCP SDK answers with an HTTPStatus
                 MutableHeaders(scope=message)["X-Request-ID"] = request_id
             await send(message)
 
@@ -84,7 +86,7 @@ class RequestContextMiddleware:
                 status=status,
                 ms=round(elapsed * 1000, 2),
             )
-            structlog.contextvars.unbind_contextvars("request_id")
+            structlog.contextvars.reset_contextvars(**bound)
 
 
 _BODY_METHODS = {"POST", "PUT", "PATCH"}

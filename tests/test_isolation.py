@@ -17,9 +17,14 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from mcp import Client
+from mcp.types import CallToolResult
 
 from app.main import create_app
 from tests.conftest import ADMIN_TOKEN, client_for, make_settings, new_tenant_client
+from tests.mcputil import asgi_mcp_client
+from tests.mcputil import ok as mcp_ok
+from tests.mcputil import problem as mcp_problem
 
 PROBLEM = "application/problem+json"
 METHODS = ("get", "put", "post", "patch", "delete")
@@ -573,3 +578,119 @@ async def test_keys_of_one_tenant_share_its_data(app: FastAPI, admin: httpx.Asyn
         assert (await one.put("/v1/users/shared", json={"metadata": {"by": "one"}})).status_code == 201
         assert (await two.get("/v1/users/shared")).json()["metadata"] == {"by": "one"}
         assert (await stranger.get("/v1/users/shared")).status_code == 404
+
+
+# --- the MCP half: every tool, through the SDK's client session at /mcp ---------------------------
+# Tenant B's MCP session gets, for A's real ids, exactly the tool error it gets for ids that never
+# existed, never A's data, and changes nothing of A's (the same snapshot as above). A tool without a
+# case fails `test_every_mcp_tool_has_an_isolation_case`.
+
+
+def _key(client: httpx.AsyncClient) -> str:
+    return client.headers["authorization"].removeprefix("Bearer ")
+
+
+def mcp_hidden(real: CallToolResult, ghost: CallToolResult, real_id: str, ghost_id: str) -> None:
+    r, g = mcp_problem(real), mcp_problem(ghost)
+    assert r["type"] == g["type"] == "urn:engram:problem:not-found"
+    assert r["detail"].replace(real_id, "<id>") == g["detail"].replace(ghost_id, "<id>")
+    assert "A's" not in str(real.content)
+
+
+async def mcp_get_context(w: World, b: Client) -> None:
+    for query in ({}, {"query": "A's secret"}):
+        real = await b.call_tool("get_context", {"session_id": w.session_id, **query})
+        ghost = await b.call_tool("get_context", {"session_id": GHOST_SESSION, **query})
+        mcp_hidden(real, ghost, w.session_id, GHOST_SESSION)
+    own = mcp_ok(await b.call_tool("get_context", {"session_id": w.b_session_id, "query": "A's secret"}))
+    assert "A's" not in str(own)
+
+
+async def mcp_remember(w: World, b: Client) -> None:
+    same = [{"role": "user", "content": "A's secret", "metadata": {"o": "A"}}]
+    real = await b.call_tool("remember", {"session_id": w.session_id, "messages": same})
+    ghost = await b.call_tool("remember", {"session_id": GHOST_SESSION, "messages": same})
+    mcp_hidden(real, ghost, w.session_id, GHOST_SESSION)
+    # With a user, A's session id becomes B's own new session (as POST /v1/sessions does).
+    mine = mcp_ok(
+        await b.call_tool("remember", {"session_id": w.session_id, "user_id": w.user_id, "messages": same})
+    )
+    assert (mine["session_created"], mine["replayed"]) == (True, False)
+    assert [m["seq"] for m in mine["messages"]] == [1]
+
+
+async def mcp_search(w: World, b: Client) -> None:
+    for scope in ({}, {"user_id": w.user_id}, {"session_id": w.session_id}):
+        for kinds in (["messages"], ["facts"], ["messages", "facts", "summaries"]):
+            args = {
+                "query": "A's secret",
+                "kinds": kinds,
+                "limit": 100,
+                "wait_for_indexing_ms": 5000,
+                **scope,
+            }
+            found = mcp_ok(await b.call_tool("search", args))
+            assert all(h["session_id"] in (w.b_session_id, None) for h in found["results"])
+            assert "A's" not in str(found)
+
+
+async def mcp_list_facts(w: World, b: Client) -> None:
+    for extra in ({}, {"include_invalid": True}, {"as_of": "2100-01-01T00:00:00Z"}):
+        real = await b.call_tool("list_facts", {"user_id": w.user_id, **extra})
+        ghost = await b.call_tool("list_facts", {"user_id": GHOST_USER, **extra})
+        mcp_hidden(real, ghost, w.user_id, GHOST_USER)
+
+
+async def mcp_add_fact(w: World, b: Client) -> None:
+    added = mcp_ok(
+        await b.call_tool("add_fact", {"user_id": w.user_id, "content": "A's fact: lives in Lisbon."})
+    )
+    assert added["created"] is True and added["fact_id"] != w.fact_id
+    exclusive = {"user_id": w.user_id, "content": "Lives in Oslo.", "subject": "home", "exclusive": True}
+    assert mcp_ok(await b.call_tool("add_fact", exclusive))["created"] is True
+    mine = mcp_ok(await b.call_tool("list_facts", {"user_id": w.user_id}))
+    assert w.fact_id not in {f["fact_id"] for f in mine["items"]}
+
+
+async def mcp_forget_fact(w: World, b: Client) -> None:
+    ghost = str(uuid.uuid4())
+    for redact in (False, True):
+        real = await b.call_tool("forget_fact", {"fact_id": w.fact_id, "redact": redact})
+        fake = await b.call_tool("forget_fact", {"fact_id": ghost, "redact": redact})
+        mcp_hidden(real, fake, w.fact_id, ghost)
+
+
+async def mcp_fact_history(w: World, b: Client) -> None:
+    ghost = str(uuid.uuid4())
+    real = await b.call_tool("fact_history", {"fact_id": w.fact_id})
+    mcp_hidden(real, await b.call_tool("fact_history", {"fact_id": ghost}), w.fact_id, ghost)
+
+
+McpCase = Callable[[World, Client], Awaitable[None]]
+MCP_CASES: dict[str, McpCase] = {
+    "get_context": mcp_get_context,
+    "remember": mcp_remember,
+    "search": mcp_search,
+    "list_facts": mcp_list_facts,
+    "add_fact": mcp_add_fact,
+    "forget_fact": mcp_forget_fact,
+    "fact_history": mcp_fact_history,
+}
+
+
+async def test_every_mcp_tool_has_an_isolation_case(app: FastAPI, api: httpx.AsyncClient) -> None:
+    async with asgi_mcp_client(app, _key(api)) as client:
+        served = {t.name for t in (await client.list_tools()).tools}
+    assert served == set(MCP_CASES), f"tools without a case: {served - set(MCP_CASES)}"
+    assert len(served) >= 7
+
+
+@pytest.mark.parametrize("tool", sorted(MCP_CASES))
+async def test_tenant_cannot_reach_another_tenants_data_over_mcp(
+    app: FastAPI, api: httpx.AsyncClient, other_api: httpx.AsyncClient, tool: str
+) -> None:
+    world = await build_world(api, other_api)
+    before = await snapshot(world)
+    async with asgi_mcp_client(app, _key(other_api)) as b:
+        await MCP_CASES[tool](world, b)
+    assert await snapshot(world) == before, "tenant A's data changed"
