@@ -17,6 +17,7 @@ from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
 from app.transfer.router import import_body
+from app.ui.router import UI_PATHS, make_ui_router
 
 DESCRIPTION = """\
 Engram keeps what an AI agent's conversations need: the messages of each session, a
@@ -49,12 +50,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(root)
     # MCP (Streamable HTTP) beside the REST routes, under the same middleware; not in the spec.
     app.add_route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)  # type: ignore[arg-type]
+    app.include_router(make_ui_router())  # the memory inspector (docs/ui.md)
     install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
     app.add_middleware(
         RequestGuardMiddleware, max_body_bytes=settings.max_body_bytes, streamed=[import_body(settings)]
     )
-    routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH])
+    routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH, *UI_PATHS])
     app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
     return app
 
