@@ -72,11 +72,11 @@ export const get = (path, query, opts = {}) => request("GET", path, { ...opts, q
 export const post = (path, body, opts = {}) => request("POST", path, { ...opts, body });
 
 /** Every page of a list, `onPage(items)` as each arrives; stops after `max` items. */
-export async function allPages(path, query, { limit = 1000, max = Infinity, signal, onPage } = {}) {
+export async function allPages(path, query, { limit = 1000, max = Infinity, signal, token, onPage } = {}) {
   const out = [];
   let cursor = null;
   do {
-    const page = await get(path, { ...query, limit, cursor }, { signal });
+    const page = await get(path, { ...query, limit, cursor }, { signal, token });
     out.push(...page.items);
     if (onPage) onPage(page.items, out);
     cursor = page.next_cursor;

@@ -102,6 +102,7 @@ async function route() {
   document.title = `${spec.title} · Engram`;
   updateNav();
   clear(main);
+  delete main.dataset.rendered;
   try {
     await spec.render(main, { arg, params, signal: current.signal });
   } catch (err) {

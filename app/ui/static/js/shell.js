@@ -24,6 +24,8 @@ export function forgetContext() {
 
 export function showError(err) {
   if (err?.name === "AbortError") return;
+  // A 401 has already signed the user out, with its reason on the sign-in form.
+  if (err instanceof ApiError && err.status === 401) return;
   const box = document.getElementById("alert");
   const p = err instanceof ApiError ? err.problem : null;
   clear(box);
