@@ -21,6 +21,7 @@ serve: $(STAMP)          ## install, then serve on 127.0.0.1:8000 with the embed
 
 test: $(STAMP)           ## install, then lint, type-check and run every test
 	scripts/ensure-redis
+	scripts/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

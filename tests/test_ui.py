@@ -180,11 +180,11 @@ class Page:
     async def open(self, route: str) -> None:
         await self.p.goto(f"{self.base}/ui#/{route}")
 
-    async def shot(self, name: str, tmp: Path) -> Path:
+    async def shot(self, name: str, tmp: Path, *, full: bool = False) -> Path:
         out = Path(os.environ["ENGRAM_UI_SCREENSHOTS"]) if os.environ.get("ENGRAM_UI_SCREENSHOTS") else tmp
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"{name}.png"
-        await self.p.screenshot(path=str(path))
+        await self.p.screenshot(path=str(path), full_page=full)
         return path
 
 
@@ -438,7 +438,7 @@ async def test_what_the_agent_sees_with_what_was_left_out(ui: Page, live: Live, 
     await ui.p.locator("#omitted p", has_text="Nothing: everything relevant fit the budget.").wait_for()
     await ui.open("memory/trip-planning?max_tokens=120")
     await context.wait_for()
-    await ui.shot("memory", tmp_path)
+    await ui.shot("memory", tmp_path, full=True)
 
 
 async def test_the_search_playground_shows_score_parts_and_links_to_the_turn(
@@ -465,7 +465,7 @@ async def test_the_search_playground_shows_score_parts_and_links_to_the_turn(
         assert await item.locator(".score").first.inner_text() == f"{hit['score']:.3f}"
     marks = {m.lower() for m in await ui.p.locator("ol.hits mark").all_inner_texts()}
     assert marks and marks <= {"lisbon", "beach"}
-    await ui.shot("search", tmp_path)
+    await ui.shot("search", tmp_path, full=True)
 
     turn = next(h for h in found if h["kind"] == "messages")
     index = found.index(turn)
