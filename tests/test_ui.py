@@ -465,7 +465,7 @@ async def test_the_search_playground_shows_score_parts_and_links_to_the_turn(
         assert await item.locator(".score").first.inner_text() == f"{hit['score']:.3f}"
     marks = {m.lower() for m in await ui.p.locator("ol.hits mark").all_inner_texts()}
     assert marks and marks <= {"lisbon", "beach"}
-    await ui.shot("search", tmp_path, full=True)
+    await ui.shot("search", tmp_path)
 
     turn = next(h for h in found if h["kind"] == "messages")
     index = found.index(turn)

@@ -49,7 +49,7 @@ export function renderLogin(main, { message, onDone }) {
     } catch (err) {
       error.textContent = err.message;
       secret.setAttribute("aria-invalid", "true");
-      secret.setAttribute("aria-describedby", "login-error");
+      secret.setAttribute("aria-describedby", `${secret.id}-hint login-error`);
       secret.focus();
     } finally {
       submit.disabled = false;
