@@ -108,12 +108,14 @@ def _indexed(live: Live) -> None:
 
 def _server(database_url: str, **env: str) -> Server:
     return Server(
-        ENGRAM_DATABASE_URL=database_url,
-        ENGRAM_REDIS_URL=REDIS_URL,
-        ENGRAM_AUTH="on",
-        ENGRAM_ADMIN_TOKEN=ADMIN_TOKEN,
-        ENGRAM_MODEL_CACHE_DIR=str(MODEL_CACHE),
-        **env,
+        **{
+            "ENGRAM_DATABASE_URL": database_url,
+            "ENGRAM_REDIS_URL": REDIS_URL,
+            "ENGRAM_AUTH": "on",
+            "ENGRAM_ADMIN_TOKEN": ADMIN_TOKEN,
+            "ENGRAM_MODEL_CACHE_DIR": str(MODEL_CACHE),
+            **env,
+        }
     )
 
 
@@ -296,6 +298,24 @@ async def test_a_key_revoked_while_signed_in_returns_to_sign_in_with_the_reason(
         assert await page.p.locator("#nav").is_hidden()
 
 
+async def test_with_auth_off_the_ui_opens_on_the_default_tenant_without_a_key(
+    browser: Any, pg: EmbeddedPostgres
+) -> None:
+    server = _server(await create_database(pg), ENGRAM_AUTH="off", ENGRAM_RUN_WORKER="false")
+    try:
+        await asyncio.to_thread(server.wait_ready, 180)
+        async with httpx.AsyncClient(base_url=server.url) as c:
+            r = await c.post("/v1/sessions", json={"session_id": "s-open", "user_id": "open-user"})
+        assert r.status_code == 201, r.text
+        async for page in _page(browser, server.url):
+            await page.p.goto(f"{server.url}/ui")
+            await page.p.locator("#who-label", has_text="Auth is off").wait_for()
+            await page.p.locator("table.grid tbody a", has_text="open-user").wait_for()
+            assert await page.p.locator("input[name=secret]").count() == 0
+    finally:
+        assert await asyncio.to_thread(server.stop) == 0
+
+
 # --- the views --------------------------------------------------------------------------------
 
 
@@ -317,6 +337,9 @@ async def test_users_and_sessions_show_each_sessions_counts(ui: Page, live: Live
             f"{st['summaries']:,}",
         ]
         assert await row.locator(".chip").inner_text() == "indexed"
+    user_row = ui.p.locator('tr[data-user="ada"] td.n')
+    await user_row.filter(has_text=re.compile(r"\d")).wait_for()
+    assert await user_row.inner_text() == str(len(sessions))
     await ui.shot("users", tmp_path)
 
 

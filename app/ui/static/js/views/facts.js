@@ -6,6 +6,9 @@ import { dl, field, fill, fmtDate, fmtTime, h, isoToLocalInput, localInputToIso,
 import { askFor, go, remember, say, showError } from "../shell.js";
 
 const MAX_ROWS = 2000;
+const KNOWN = new Set(
+  "fact_id user_id content kind subject exclusive topics importance current_importance metadata actor source_message_ids session_id valid_from invalid_at superseded_by mention_count last_mentioned_at last_used_at created_at updated_at".split(" "),
+);
 
 export async function renderFacts(main, { arg, params, signal }) {
   if (!arg) {
@@ -163,6 +166,12 @@ export async function renderFacts(main, { arg, params, signal }) {
           ["Importance", `${f.importance} (now ${Number(f.current_importance).toFixed(2)})`],
           ["Mentions", `${f.mention_count}, last ${fmtTime(f.last_mentioned_at)}`],
           ["Actor", f.actor],
+          f.topics?.length ? ["Topics", f.topics.join(", ")] : null,
+          Object.keys(f.metadata || {}).length ? ["Metadata", h("code", { text: JSON.stringify(f.metadata) })] : null,
+          // Fields this page does not know yet (the API grows): shown as they come.
+          ...Object.entries(f)
+            .filter(([k, v]) => !KNOWN.has(k) && v !== null && v !== undefined && !(Array.isArray(v) && !v.length))
+            .map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)]),
           [
             "Learnt from",
             sources.length && f.session_id

@@ -14,7 +14,7 @@ export async function renderUsers(main, { params, signal }) {
     "table",
     { class: "grid" },
     h("caption", { text: "Users of this tenant, by id" }),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "User" }), h("th", { scope: "col", text: "Created" }), h("th", { scope: "col", text: "Updated" }))),
+    h("thead", {}, h("tr", {}, ["User", "Sessions", "Last activity", "Created"].map((t) => h("th", { scope: "col", text: t })))),
     usersBody,
   );
   const sessionsBox = h("section", { class: "card sessions", "aria-labelledby": "sessions-title" });
@@ -26,24 +26,34 @@ export async function renderUsers(main, { params, signal }) {
   let cursor = null;
   async function loadUsers() {
     const page = await get("/v1/users", { limit: PAGE, cursor }, { signal });
-    for (const u of page.items) {
+    const rows = page.items.map((u) => {
       const link = h("a", { href: `#/users?user=${enc(u.user_id)}`, text: u.user_id });
       if (u.user_id === chosen) link.setAttribute("aria-current", "true");
-      usersBody.append(h("tr", { class: u.user_id === chosen ? "current" : "" }, h("td", {}, link), h("td", { text: fmtTime(u.created_at) }), h("td", { text: ago(u.updated_at) })));
-    }
-    if (!page.items.length && !cursor) usersBody.append(h("tr", {}, h("td", { colspan: 3, text: "No users yet." })));
+      const cells = { sessions: h("td", { class: "n", text: "…" }), last: h("td", { text: "…" }) };
+      usersBody.append(
+        h("tr", { class: u.user_id === chosen ? "current" : "", dataset: { user: u.user_id } }, h("th", { scope: "row" }, link), cells.sessions, cells.last, h("td", { text: fmtTime(u.created_at) })),
+      );
+      return { u, cells };
+    });
+    if (!page.items.length && !cursor) usersBody.append(h("tr", {}, h("td", { colspan: 4, text: "No users yet." })));
     cursor = page.next_cursor;
     more.hidden = !cursor;
+    // Per row, one page of the user's sessions: how many (100+ past one page) and the newest write.
+    await pool(rows, 4, async ({ u, cells }) => {
+      const sessions = await get("/v1/sessions", { user_id: u.user_id, limit: 100 }, { signal });
+      cells.sessions.textContent = `${sessions.items.length}${sessions.next_cursor ? "+" : ""}`;
+      const last = sessions.items.reduce((a, x) => (x.updated_at > a ? x.updated_at : a), u.updated_at);
+      fill(cells.last, h("time", { datetime: last, title: fmtTime(last, true), text: ago(last) }));
+    });
   }
   more.addEventListener("click", () => loadUsers().catch(showError));
-  await loadUsers();
-
   if (!chosen) {
     sessionsBox.append(h("h3", { id: "sessions-title", text: "Sessions" }), h("p", { class: "muted", text: "Choose a user to see their sessions." }));
+    await loadUsers();
     return;
   }
   remember({ user: chosen });
-  await renderSessions(sessionsBox, chosen, signal);
+  await Promise.all([loadUsers(), renderSessions(sessionsBox, chosen, signal)]);
 }
 
 async function renderSessions(box, user, signal) {
