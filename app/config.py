@@ -113,6 +113,17 @@ class Settings(BaseSettings):
     worker_metrics_port: int | None = Field(
         None, ge=0, le=65535, description="`engram worker` serves /metrics on this port if set."
     )
+    worker_item_budget_seconds: float = Field(
+        10.0,
+        gt=0,
+        le=3600,
+        description="Time one derived-work item may spend in the local text rules (summariser, "
+        "fact extraction, reconciliation); past it the item fails (and is retried) and its child "
+        "process is replaced.",
+    )
+    worker_cpu_processes: int = Field(
+        2, ge=1, le=64, description="Child processes for the local text rules, off the event loop."
+    )
 
     # --- session memory: the Redis window cache, summaries, retention ---
     cache_window_messages: int = Field(

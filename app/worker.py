@@ -28,6 +28,7 @@ from app.facts.tasks import EmbedFacts, Extract
 from app.indexing.tasks import EmbedMessages
 from app.indexing.wake import listen
 from app.jobs import sweeps
+from app.jobs.cpu import CpuPool
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import SharedModel, StepRunner, describe
 from app.jobs.step import Step
@@ -68,9 +69,13 @@ class Worker:
         self.wake = wake or asyncio.Event()
         self.runner = StepRunner(engine=engine, retry=RetryPolicy.from_settings(settings), metrics=metrics)
         model = SharedModel(embedder)  # every step's model calls take turns on the one model
+        # CPU-heavy text rules run in child processes, each call within the item's budget.
+        self.cpu = CpuPool(
+            processes=settings.worker_cpu_processes, budget_seconds=settings.worker_item_budget_seconds
+        )
         tokenizer = Tokenizer(settings.tokenizer)
-        self.summarizer = make_summarizer(settings, embedder=model, tokenizer=tokenizer)
-        self.extractor = make_fact_extractor(settings, embedder=model, tokenizer=tokenizer)
+        self.summarizer = make_summarizer(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)
+        self.extractor = make_fact_extractor(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)
         batch = settings.worker_batch_size
         # In priority order: each lane iteration runs the first step that has work. Embeddings come
         # first and are the only step of the other lanes; the rest yield to them.
@@ -89,6 +94,7 @@ class Worker:
                     merge=settings.fact_merge_threshold, negation=settings.fact_negation_threshold
                 ),
                 max_input_tokens=settings.fact_max_input_tokens,
+                offload=self.cpu,
             ),
             EmbedFacts(embedder=model, batch_size=batch),
             EmbedSummaries(embedder=model, batch_size=batch),
@@ -129,6 +135,7 @@ class Worker:
                     await listener
             await self.summarizer.aclose()
             await self.extractor.aclose()
+            await self.cpu.aclose()
             _log.info("worker stopped")
 
     async def _lane(self, stop: asyncio.Event, *, housekeeping: bool) -> None:

@@ -382,5 +382,8 @@ async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
     assert unembedded[0][0] and unembedded[0][1].startswith("EmbedderUnavailable"), unembedded
     assert messages[0] == (2, True), "retention keeps the newest two, which wait for the embedder"
     assert effects[0] == (0, 0, 1)
-    assert metrics.worker_backlog.labels("embed")._value.get() == 2
-    assert metrics.worker_backlog.labels("embed_facts")._value.get() == 2  # both facts wait
+    for kind in ("embed", "embed_facts"):  # two messages, two facts: waiting, or failed for good
+        waiting = (
+            metrics.worker_backlog.labels(kind)._value.get() + metrics.worker_failed.labels(kind)._value.get()
+        )
+        assert waiting == 2, kind

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from app.ai.embedder import Embedder
+from app.ai.offload import Offload, in_thread
 from app.ai.summarizer import Turn
 from app.ai.tokenizer import Tokenizer
 from app.config import Provider, Settings
@@ -83,11 +84,14 @@ class ExtractorOutputInvalid(RuntimeError):
     """The model kept answering with output that fails validation (after retries)."""
 
 
-def make_fact_extractor(settings: Settings, *, embedder: Embedder, tokenizer: Tokenizer) -> FactExtractor:
+def make_fact_extractor(
+    settings: Settings, *, embedder: Embedder, tokenizer: Tokenizer, offload: Offload = in_thread
+) -> FactExtractor:
+    """`offload` runs the local extractor's rules (app.ai.offload)."""
     if settings.llm is Provider.openai:
         from app.ai.openai_fact_extractor import OpenAIFactExtractor
 
         return OpenAIFactExtractor(settings, tokenizer=tokenizer)
     from app.ai.local_fact_extractor import LocalFactExtractor
 
-    return LocalFactExtractor()
+    return LocalFactExtractor(offload=offload)

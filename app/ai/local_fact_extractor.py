@@ -154,7 +154,6 @@ marathon"); "I quit my job" with no employer named; other languages.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -169,6 +168,7 @@ from app.ai.fact_rules.phrases import article, singular
 from app.ai.fact_rules.relationships import PET_ALT
 from app.ai.fact_rules.words import DIETS, JOB_NOUNS, word_set
 from app.ai.local_summarizer import sentence_spans
+from app.ai.offload import Offload, in_thread
 
 _log = structlog.get_logger("engram.facts")
 
@@ -359,12 +359,15 @@ _SHORT_ANSWER = {
 class LocalFactExtractor:
     name = "local/patterns"
 
+    def __init__(self, *, offload: Offload = in_thread) -> None:
+        self._offload = offload
+
     async def extract(
         self, *, turns: Sequence[TurnRef], known_subjects: Sequence[str]
     ) -> list[FactCandidate]:
-        # Pure-Python regexes: in a thread, so the worker's event loop (its other lane, the API in
-        # embedded mode) is not held for a long backlog.
-        return await asyncio.to_thread(extract_facts, turns, known_subjects)
+        # Pure-Python regexes hold the GIL: the worker offloads them to its child processes (within
+        # the item's time budget), so neither its event loop nor the API's (embedded mode) waits.
+        return await self._offload(extract_facts, list(turns), list(known_subjects))
 
     async def aclose(self) -> None:
         """Nothing to release."""

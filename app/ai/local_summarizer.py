@@ -9,6 +9,7 @@ skipped (MMR), and the previous summary's sentences run with a bonus so older ke
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.ai.embedder import Embedder, Vectors
+from app.ai.offload import Offload, inline
 from app.ai.relative_time import MONTHS, WEEKDAYS, resolve_relative_dates
 from app.ai.summarizer import Turn
 from app.ai.tokenizer import Tokenizer
@@ -206,16 +208,27 @@ def _speaker(turn: Turn) -> str:
 class LocalSummarizer:
     name = "local/extractive"
 
-    def __init__(self, *, embedder: Embedder, tokenizer: Tokenizer) -> None:
-        self._embedder = embedder
+    def __init__(self, *, embedder: Embedder | None, tokenizer: Tokenizer, offload: Offload = inline) -> None:
+        self._embedder = embedder  # None only in the child process that runs the CPU parts
         self._tokenizer = tokenizer
+        self._offload = offload
 
     async def summarize(self, *, previous: str | None, turns: Sequence[Turn], max_tokens: int) -> str:
         if max_tokens <= 0:
             return ""
-        candidates = self._candidates(previous, turns)
+        assert self._embedder is not None
+        # The pure-Python parts (splitting, scoring, selecting) run through `offload` (the worker's
+        # child processes, within the item's time budget); only the embedding call runs here.
+        candidates = await self._offload(_prepare, self._tokenizer.name, previous, list(turns))
         if not candidates:
             return ""
+        vectors = await self._embedder.embed([c.text for c in candidates])
+        return await self._offload(_choose, self._tokenizer.name, candidates, vectors, max_tokens)
+
+    def prepare(self, previous: str | None, turns: Sequence[Turn]) -> list[_Candidate]:
+        """The candidate sentences, filler only where there is nothing else, at most MAX_CANDIDATES,
+        with their token costs."""
+        candidates = self._candidates(previous, turns)
         if not all(c.filler for c in candidates):  # filler only competes when there is nothing else
             candidates = [c for c in candidates if not c.filler]
         if len(candidates) > MAX_CANDIDATES:
@@ -226,7 +239,10 @@ class LocalSummarizer:
             c.cost = count(c.text) + 1  # the joining space or line break
             c.speaker_cost = count(f"{c.speaker}: ") if c.speaker else 0
             c.day_cost = count(f"[{c.day}] ") if c.day else 0
-        vectors = await self._embedder.embed([c.text for c in candidates])
+        return candidates
+
+    def choose(self, candidates: list[_Candidate], vectors: Vectors, max_tokens: int) -> str:
+        """The summary: the best candidates that fit, rendered."""
         kept = self._select(candidates, vectors, max_tokens)
         if kept:
             return self._render([candidates[i] for i in kept])
@@ -333,3 +349,18 @@ class LocalSummarizer:
 
     async def aclose(self) -> None:
         """The embedder belongs to the caller, who closes it."""
+
+
+# The CPU parts as module functions, so a child process can run them (by name, with a tokenizer
+# name rather than the tokenizer itself).
+@functools.cache
+def _rules(tokenizer: str) -> LocalSummarizer:
+    return LocalSummarizer(embedder=None, tokenizer=Tokenizer(tokenizer))
+
+
+def _prepare(tokenizer: str, previous: str | None, turns: Sequence[Turn]) -> list[_Candidate]:
+    return _rules(tokenizer).prepare(previous, turns)
+
+
+def _choose(tokenizer: str, candidates: list[_Candidate], vectors: Vectors, max_tokens: int) -> str:
+    return _rules(tokenizer).choose(candidates, vectors, max_tokens)

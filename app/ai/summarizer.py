@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Protocol
 
 from app.ai.embedder import Embedder
+from app.ai.offload import Offload, inline
 from app.ai.tokenizer import Tokenizer
 from app.config import Provider, Settings
 
@@ -46,11 +47,14 @@ class SummarizerOutputInvalid(RuntimeError):
     """The model kept answering with output that fails validation (after retries)."""
 
 
-def make_summarizer(settings: Settings, *, embedder: Embedder, tokenizer: Tokenizer) -> Summarizer:
+def make_summarizer(
+    settings: Settings, *, embedder: Embedder, tokenizer: Tokenizer, offload: Offload = inline
+) -> Summarizer:
+    """`offload` runs the local summariser's CPU-heavy parts (app.ai.offload)."""
     if settings.llm is Provider.openai:
         from app.ai.openai_summarizer import OpenAISummarizer
 
         return OpenAISummarizer(settings, tokenizer=tokenizer)
     from app.ai.local_summarizer import LocalSummarizer
 
-    return LocalSummarizer(embedder=embedder, tokenizer=tokenizer)
+    return LocalSummarizer(embedder=embedder, tokenizer=tokenizer, offload=offload)

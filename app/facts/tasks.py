@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.ai.fact_extractor import FactExtractor, TurnRef
+from app.ai.offload import Offload, inline
 from app.db.vectors import vector_literal
 from app.facts import events
 from app.facts.reconcile import Add, Current, Invalidate, Known, Mention, Op, Thresholds, reconcile
@@ -49,12 +50,19 @@ class Extract:
     limit = 1
 
     def __init__(
-        self, *, extractor: FactExtractor, embedder: Embedder, thresholds: Thresholds, max_input_tokens: int
+        self,
+        *,
+        extractor: FactExtractor,
+        embedder: Embedder,
+        thresholds: Thresholds,
+        max_input_tokens: int,
+        offload: Offload = inline,
     ) -> None:
         self.extractor = extractor
         self.embedder = embedder
         self.thresholds = thresholds
         self.max_input_tokens = max_input_tokens
+        self.offload = offload  # reconciliation is pure Python over all the user's facts
 
     async def claim(self, conn: AsyncConnection) -> list[Unread]:
         job = await queue.claim(conn, KIND)
@@ -88,7 +96,7 @@ class Extract:
         if candidates:
             vectors = await self.embedder.embed([c.content for c in candidates])
         pairs = list(zip(candidates, vectors, strict=True))
-        return [reconcile(pairs, unread.current, self.thresholds, unread.known)]
+        return [await self.offload(reconcile, pairs, unread.current, self.thresholds, unread.known)]
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unread, list[Op]]]) -> None:
         for unread, ops in done:

@@ -1,0 +1,65 @@
+"""A small pool of child processes for CPU-heavy text work, each call within a time budget.
+
+In embedded mode the worker shares the API's process: pure-Python rules (the local summariser's
+sentence splitting and selection, the local fact extractor, reconciliation) would hold the event
+loop, and a thread would not help (`re` holds the GIL). Here they run in children started with
+`spawn` (no inherited event loop, threads or connections). A call that runs past
+ENGRAM_WORKER_ITEM_BUDGET_SECONDS raises `BudgetExceeded`, which fails that item alone (retried
+with backoff like any failure); its child is killed and replaced (pebble), and the other children
+keep working. Children start on first use, so a process that never runs local rules has none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import signal
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import ParamSpec, TypeVar
+
+from pebble import ProcessExpired, ProcessPool
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class BudgetExceeded(RuntimeError):
+    """The item's text work ran past its time budget; its child process was killed."""
+
+
+def _child_init() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the pool, children need not react.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class CpuPool:
+    def __init__(self, *, processes: int, budget_seconds: float) -> None:
+        self.processes = processes
+        self.budget_seconds = budget_seconds
+        self._pool: ProcessPool | None = None
+
+    async def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._pool is None:
+            self._pool = ProcessPool(
+                max_workers=self.processes,
+                initializer=_child_init,
+                context=multiprocessing.get_context("spawn"),
+            )
+        # The budget runs from when a child starts the call, not while it waits for a free child.
+        future = self._pool.submit(fn, self.budget_seconds, *args, **kwargs)
+        try:
+            return await asyncio.wrap_future(future)
+        except FutureTimeout:
+            raise BudgetExceeded(
+                f"{getattr(fn, '__qualname__', fn)} ran past its {self.budget_seconds:g} s budget"
+            ) from None
+        except ProcessExpired as exc:  # the child died (killed, out of memory): this item's fault too
+            raise BudgetExceeded(f"{getattr(fn, '__qualname__', fn)} lost its process: {exc}") from None
+
+    async def aclose(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            # Kills running calls: their steps' transactions roll back and the items are redone.
+            pool.stop()  # type: ignore[no-untyped-call]
+            await asyncio.to_thread(pool.join, 10)
