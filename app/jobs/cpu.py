@@ -16,6 +16,7 @@ import multiprocessing
 import signal
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from typing import ParamSpec, TypeVar
 
 from pebble import ProcessExpired, ProcessPool
@@ -28,9 +29,17 @@ class BudgetExceeded(RuntimeError):
     """The item's text work ran past its time budget; its child process was killed."""
 
 
+class CpuUnavailable(RuntimeError):
+    """The child processes could not be started: every item waits (an outage, not the input)."""
+
+
 def _child_init() -> None:
     # Ctrl-C reaches the whole process group: the parent stops the pool, children need not react.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Import the rules now, so an item's budget is not spent importing them.
+    import app.ai.local_fact_extractor
+    import app.ai.local_summarizer
+    import app.facts.reconcile  # noqa: F401
 
 
 class CpuPool:
@@ -56,6 +65,9 @@ class CpuPool:
             ) from None
         except ProcessExpired as exc:  # the child died (killed, out of memory): this item's fault too
             raise BudgetExceeded(f"{getattr(fn, '__qualname__', fn)} lost its process: {exc}") from None
+        except BrokenProcessPool as exc:  # no child could start: a new pool next time
+            self._pool = None
+            raise CpuUnavailable(str(exc)) from exc
 
     async def aclose(self) -> None:
         pool, self._pool = self._pool, None

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.ai.embedder import Embedder, EmbedderUnavailable, Vectors
 from app.ai.fact_extractor import ExtractorUnavailable
 from app.ai.summarizer import SummarizerUnavailable
+from app.jobs.cpu import CpuUnavailable
 from app.jobs.retry import RetryPolicy
 from app.jobs.step import Step, StepResult
 from app.metrics import Metrics
@@ -28,7 +29,12 @@ _log = structlog.get_logger("engram.jobs")
 ItemT = TypeVar("ItemT")
 OutT = TypeVar("OutT")
 # The service is down, refusing or too slow: every item of the call waits, nothing is bisected.
-OUTAGES: tuple[type[Exception], ...] = (EmbedderUnavailable, SummarizerUnavailable, ExtractorUnavailable)
+OUTAGES: tuple[type[Exception], ...] = (
+    EmbedderUnavailable,
+    SummarizerUnavailable,
+    ExtractorUnavailable,
+    CpuUnavailable,
+)
 ERROR_CHARS = 2000
 
 
