@@ -528,6 +528,41 @@ async def test_derived_work_lists_a_failed_item_and_retries_it(ui: Page, live: L
     assert (status["failed"], status["pending"], status["indexed_seq"]) == (0, 0, status["last_seq"])
 
 
+async def test_derived_work_retries_a_failed_summary_job(ui: Page, live: Live) -> None:
+    engine = engine_for(live.database_url)
+    async with engine.begin() as conn:
+        # A summary step the worker gave up on: the job left failed, with its error.
+        await conn.execute(
+            text(
+                "INSERT INTO jobs (tenant_id, kind, session_id, status, attempts, error) "
+                "VALUES (:t, 'summarize', 'bob-1', 'failed', 5, :e) "
+                "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET status = 'failed', attempts = 5, "
+                "error = EXCLUDED.error"
+            ),
+            {"t": live.tenant, "e": "TimeoutError: the chat model did not answer"},
+        )
+    await engine.dispose()
+    with live.api() as c:
+        assert c.get("/v1/sessions/bob-1/summary").json()["job"]["status"] == "failed"
+    await ui.open("work?user_id=bob")
+    row = ui.p.locator('#jobs tr[data-session="bob-1"]')
+    await row.locator("code.err", has_text="the chat model did not answer").wait_for()
+    await row.get_by_role("button", name="Retry the summary of bob-1").click()
+    # Queued again, then run by the worker: the job goes (idle) and the session is summarised.
+    deadline = time.monotonic() + 90
+    while True:
+        with live.api() as c:
+            state = c.get("/v1/sessions/bob-1/summary").json()
+        if state["job"] is None:
+            break
+        assert state["job"]["status"] != "failed", state
+        assert time.monotonic() < deadline, state
+        await asyncio.sleep(0.3)
+    assert state["summarized_seq"] == state["last_seq"]
+    await ui.open("work?user_id=bob")
+    await row.locator(".chip.ok", has_text="idle").first.wait_for()
+
+
 # --- keyboard, accessibility, phones ----------------------------------------------------------
 
 FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])"

@@ -44,14 +44,21 @@ export async function request(method, path, { query, body, token, signal } = {})
   const bearer = token !== undefined ? token : auth?.key;
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const r = await fetch(url(path, query), {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal,
-    credentials: "omit",
-    cache: "no-store",
-  });
+  let r;
+  for (let attempt = 0; ; attempt++) {
+    r = await fetch(url(path, query), {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      credentials: "omit",
+      cache: "no-store",
+    });
+    // Rate-limited or briefly unavailable: wait as told (a few times, a few seconds at most).
+    if ((r.status !== 429 && r.status !== 503) || attempt >= 3) break;
+    const wait = Math.min(10, Number(r.headers.get("Retry-After")) || 1);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  }
   if (r.status === 204) return null;
   const text = await r.text();
   let data = null;

@@ -1,8 +1,8 @@
 // Derived work: the backlog and lag of indexing, the items that failed for good with their
-// errors, and a retry for one item or for all of a scope. (A session's summary and extraction
-// jobs, with their own retry, are on its timeline.)
+// errors, and a retry for one item or for all of a scope; for a user or a session, the summary
+// and extraction jobs of its sessions, each failed one with its error and a retry.
 import { enc, get, post } from "../api.js";
-import { clear, dl, field, fill, fmtTime, h, num } from "../dom.js";
+import { clear, dl, field, fill, fmtTime, h, num, pool } from "../dom.js";
 import { go, say, showError } from "../shell.js";
 
 const PAGE = 50;
@@ -36,7 +36,7 @@ export async function renderWork(main, { params, signal }) {
   const scopeText = scope.session_id ? `session ${scope.session_id}` : scope.user_id ? `user ${scope.user_id}` : "the whole tenant";
   main.append(
     h("h2", { text: "Derived work" }),
-    h("p", { class: "muted", text: `Embeddings of messages, for ${scopeText}.` }),
+    h("p", { class: "muted", text: `For ${scopeText}: the messages' embeddings${scope.user_id || scope.session_id ? ", and each session's summaries and fact extraction" : ""}.` }),
     form,
     statusBox,
     h(
@@ -128,7 +128,66 @@ export async function renderWork(main, { params, signal }) {
     }
   }
 
+  // Summary and extraction jobs of the scope's sessions (a user's: its newest 100).
+  const jobsBody = h("tbody");
+  if (scope.user_id || scope.session_id) {
+    main.append(
+      h(
+        "section",
+        { class: "card", "aria-labelledby": "jobs-title" },
+        h("h3", { id: "jobs-title", text: "Summaries and fact extraction" }),
+        h(
+          "div",
+          { class: "scroll-x" },
+          h(
+            "table",
+            { class: "grid", id: "jobs" },
+            h("caption", { class: "sr-only", text: "Each session's summary and extraction progress and jobs" }),
+            h("thead", {}, h("tr", {}, ["Session", "Summarised", "Summary job", "Extracted", "Extraction job"].map((t) => h("th", { scope: "col", text: t })))),
+            jobsBody,
+          ),
+        ),
+      ),
+    );
+  }
+
+  async function loadJobs() {
+    if (!scope.user_id && !scope.session_id) return;
+    const ids = scope.session_id ? [scope.session_id] : (await get("/v1/sessions", { user_id: scope.user_id, limit: 100 }, { signal })).items.map((x) => x.session_id);
+    const rows = ids.map((sid) => {
+      const cells = [h("td", { text: "…" }), h("td", { text: "…" }), h("td", { text: "…" }), h("td", { text: "…" })];
+      jobsBody.append(h("tr", { dataset: { session: sid } }, h("th", { scope: "row" }, h("a", { href: `#/timeline/${enc(sid)}`, text: sid })), cells));
+      return { sid, cells };
+    });
+    if (!rows.length) jobsBody.append(h("tr", {}, h("td", { colspan: 5, text: "No sessions." })));
+    const job = (j, what, sid, path) => {
+      if (!j) return h("span", { class: "chip ok", text: "idle" });
+      if (j.status !== "failed") return h("span", { class: "chip pending", text: j.status });
+      const btn = h("button", { type: "button", text: "Retry", "aria-label": `Retry the ${what} of ${sid}` });
+      btn.addEventListener("click", async () => {
+        btn.disabled = true;
+        try {
+          await post(`/v1/sessions/${enc(sid)}/${path}`);
+          say(`The ${what} of ${sid} is queued again.`);
+          clear(jobsBody);
+          await loadJobs();
+        } catch (err) {
+          showError(err);
+          btn.disabled = false;
+        }
+      });
+      return h("span", {}, h("span", { class: "chip failed", text: `failed after ${j.attempts} attempts` }), " ", h("code", { class: "err", text: j.error || "" }), " ", btn);
+    };
+    await pool(rows, 4, async ({ sid, cells }) => {
+      const [su, ex] = await Promise.all([get(`/v1/sessions/${enc(sid)}/summary`, {}, { signal }), get(`/v1/sessions/${enc(sid)}/extraction`, {}, { signal })]);
+      fill(cells[0], `#${su.summarized_seq} of #${su.last_seq}`);
+      fill(cells[1], job(su.job, "summary", sid, "summarize"));
+      fill(cells[2], `#${ex.extracted_seq} of #${ex.last_seq}`);
+      fill(cells[3], job(ex.job, "extraction", sid, "extract"));
+    });
+  }
+
   retryAll.addEventListener("click", () => retry({ ...scope }, retryAll));
   more.addEventListener("click", () => loadFailed(false).catch(showError));
-  await reload();
+  await Promise.all([reload(), loadJobs()]);
 }
