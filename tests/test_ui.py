@@ -245,8 +245,12 @@ async def test_the_page_and_its_assets_are_served_under_a_strict_csp(live: Live)
         missing = await c.get("/ui/js/nope.js")
         assert missing.status_code == 404
         assert missing.headers["content-type"] == "application/problem+json"
-        # The UI is not part of the API's spec.
+        # The UI is not part of the API's spec, but its requests have route labels of their own.
         assert not [p for p in (await c.get("/openapi.json")).json()["paths"] if p.startswith("/ui")]
+        await c.get("/ui/js/views/timeline.js")
+        metrics = (await c.get("/metrics")).text
+        for label in ("/ui", "/ui/{asset}", "/ui/js/{asset}", "/ui/js/views/{asset}"):
+            assert f'route="{label}"' in metrics, label
 
 
 # --- sign-in and auth errors ------------------------------------------------------------------

@@ -23,8 +23,9 @@ HEADERS = {
     # Revalidated on every load (cheap: an ETag), so an upgraded server never runs stale modules.
     "Cache-Control": "no-cache",
 }
-# Route templates for the request metrics (these routes are not in the OpenAPI spec).
-UI_PATHS = ("/ui", "/ui/{asset}")
+# Route templates for the request metrics (these routes are not in the OpenAPI spec): one per
+# folder of assets, since a template's `{asset}` matches one path segment.
+UI_PATHS = ("/ui", "/ui/", "/ui/{asset}", "/ui/js/{asset}", "/ui/js/views/{asset}")
 
 
 def make_ui_router() -> APIRouter:
