@@ -50,8 +50,12 @@ def cand(
     at: datetime = T0,
     source: uuid.UUID | None = None,
     kind: FactKind = FactKind.other,
+    correction: bool = False,
+    corrects: str | None = None,
 ) -> FactCandidate:
     return FactCandidate(
+        correction=correction,
+        corrects=corrects,
         content=content,
         kind=kind,
         subject=subject,
@@ -229,3 +233,83 @@ def test_a_statement_already_read_is_skipped_even_once_it_has_ended(embedder: Lo
     fresh = cand("Lives in Lisbon.", subject="home", exclusive=True)
     ops = list(reconcile([(fresh, vec(embedder, fresh.content))], [porto], TH, known))
     assert len(ops) == 1 and isinstance(ops[0], Add) and ops[0].superseded_by == porto.fact_id
+
+
+# --- issue 12: negations reach the thing, corrections are retroactive, opposites exclude ---------
+
+
+def test_no_longer_eating_a_food_ends_liking_it(embedder: LocalEmbedder) -> None:
+    fish = current(embedder, "Likes fish.", subject="likes:fish")
+    ops = run(
+        embedder, [cand("Eats fish.", subject="eats:fish", negated=True, at=T0 + timedelta(days=3))], [fish]
+    )
+    assert [(type(o).__name__, getattr(o, "fact_id", None), getattr(o, "reason", None)) for o in ops] == [
+        ("Invalidate", fish.fact_id, "negated")
+    ]
+
+
+def test_not_liking_an_activity_any_more_ends_its_longer_wording(embedder: LocalEmbedder) -> None:
+    hiking = current(embedder, "Likes hiking in the mountains.", subject="activity:hiking in mountain")
+    jazz = current(embedder, "Likes jazz.", subject="likes:jazz")
+    ops = run(
+        embedder,
+        [cand("Likes hiking.", subject="activity:hiking", negated=True, at=T0 + timedelta(days=1))],
+        [hiking, jazz],
+    )
+    assert [o.fact_id for o in ops if isinstance(o, Invalidate)] == [hiking.fact_id]
+
+
+def test_opposite_preferences_about_the_same_thing_are_never_both_current(embedder: LocalEmbedder) -> None:
+    likes = current(embedder, "Likes hiking in the mountains.", subject="activity:hiking in mountain")
+    food = current(embedder, "Likes Italian food.", subject="likes:italian food")
+    later = T0 + timedelta(days=5)
+    ops = run(
+        embedder,
+        [
+            cand("Dislikes the mountains.", subject="dislikes:mountain", at=later),
+            cand("Dislikes spicy food.", subject="dislikes:spicy food", at=later),
+        ],
+        [likes, food],
+    )
+    ends = [o for o in ops if isinstance(o, Invalidate)]
+    adds = [o for o in ops if isinstance(o, Add)]
+    assert [(o.fact_id, o.reason, o.at) for o in ends] == [(likes.fact_id, "contradicted", later)]
+    assert ends[0].superseded_by == adds[0].fact_id and len(adds) == 2
+
+
+def test_a_correction_replaces_the_wrong_value_retroactively(embedder: LocalEmbedder) -> None:
+    berlin = current(embedder, "Lives in Berlin.", subject="home", exclusive=True, at=T0)
+    said = T0 + timedelta(days=2)
+    ops = run(
+        embedder,
+        [
+            cand(
+                "Lives in Paris.", subject="home", exclusive=True, at=said, correction=True, corrects="Berlin"
+            )
+        ],
+        [berlin],
+    )
+    (end,) = [o for o in ops if isinstance(o, Invalidate)]
+    (add,) = [o for o in ops if isinstance(o, Add)]
+    # Berlin never held: it ends where it began, and Paris holds from then on.
+    assert (end.fact_id, end.reason, end.at, end.superseded_by) == (
+        berlin.fact_id,
+        "corrected",
+        T0,
+        add.fact_id,
+    )
+    assert add.candidate.valid_from == T0 and add.invalid_at is None
+
+
+def test_a_move_still_ends_the_old_home_at_the_move(embedder: LocalEmbedder) -> None:
+    berlin = current(embedder, "Lives in Berlin.", subject="home", exclusive=True, at=T0)
+    moved = T0 + timedelta(days=30)
+    ops = run(embedder, [cand("Lives in Paris.", subject="home", exclusive=True, at=moved)], [berlin])
+    (end,) = [o for o in ops if isinstance(o, Invalidate)]
+    assert (end.reason, end.at) == ("superseded", moved)
+
+
+def test_normalize_is_linear_on_runs_of_spaces_and_punctuation() -> None:
+    # Was a `[\s.!?;:,]+$` search: quadratic on a long run that does not reach the end.
+    assert normalize("Lives  in\tLisbon . ! ") == "lives in lisbon"
+    assert normalize(" . " * 3 + "x") == ". . . x"

@@ -34,9 +34,23 @@ class FactKind(StrEnum):
 
 @dataclass(frozen=True)
 class TurnRef(Turn):
-    """A turn with the id of its stored message, so a fact can cite its sources."""
+    """A turn with the id of its stored message, so a fact can cite its sources. A `context` turn
+    was read by an earlier step: it is there to be understood ("I meant Paris" needs the turn it
+    corrects, a bare "Porto!" the question it answers), never a source."""
 
     message_id: uuid.UUID
+    context: bool = False
+
+
+def speaker_of(turn: Turn) -> str | None:
+    """Whom a turn's first person is: None for the user the session belongs to; the `name` of an
+    `assistant` turn that carries one (the other person of a conversation between two people, sent
+    as `assistant` with their name); "" for an unnamed assistant, which is a model and no source."""
+    if turn.role == "user":
+        return None
+    if turn.role == "assistant" and turn.name and turn.name.strip():
+        return " ".join(turn.name.split())
+    return ""
 
 
 @dataclass(frozen=True)
@@ -49,7 +63,11 @@ class FactCandidate:
     "diet", "sibling:maria", "likes:jazz"), lower-case, stable across phrasings; when `exclusive`
     the slot holds one value at a time, so a new value supersedes the old one. A `negated`
     candidate says that what `content` states (in its positive form: "Eats meat.") is no longer
-    true; it ends the matching fact and is not stored itself.
+    true; it ends the matching fact and is not stored itself. A `correction` ("Actually I moved to
+    Paris, not Berlin", "I meant Paris") says the slot's earlier value was never true: it is replaced
+    retroactively (its validity never began) rather than ended now; `corrects` is the wrong value
+    when the statement names it. `speaker` is whom the fact is about: None for the user, else the
+    name of another person who spoke in the session (`speaker_of`).
     """
 
     content: str
@@ -61,11 +79,15 @@ class FactCandidate:
     topics: tuple[str, ...]
     valid_from: datetime  # when it became true: the source message's created_at, or a stated date
     source_message_ids: tuple[uuid.UUID, ...]
+    correction: bool = False
+    corrects: str | None = None
+    speaker: str | None = None
 
 
 class FactExtractor(Protocol):
-    """Candidate facts about the user from `turns` (in seq order). `known_subjects` are the
-    subjects of the user's current facts, so a model can reuse them for the same slot."""
+    """Candidate facts about the user (and, for an extractor that reads them, the other named
+    speakers) from `turns` (in seq order; `context` turns are never sources). `known_subjects` are
+    the subjects of the user's current facts, so a model can reuse them for the same slot."""
 
     name: str
 

@@ -162,7 +162,7 @@ from datetime import datetime, time
 
 import structlog
 
-from app.ai.fact_extractor import FactCandidate, TurnRef
+from app.ai.fact_extractor import FactCandidate, TurnRef, speaker_of
 from app.ai.fact_rules import RULES, Draft, Rule, Sentence, title_case
 from app.ai.fact_rules.phrases import article, singular
 from app.ai.fact_rules.relationships import PET_ALT
@@ -374,35 +374,44 @@ class LocalFactExtractor:
 
 
 def extract_facts(turns: Sequence[TurnRef], known_subjects: Sequence[str] = ()) -> list[FactCandidate]:
-    """Candidate facts from the user turns of `turns`, in seq order then position in the message.
-    The same statement repeated (nothing else said about its slot in between) is one candidate
-    citing every message that said it. An inferred ending is kept only for a subject the user has
-    (`known_subjects`, the subjects of their current facts) or that these turns stated."""
+    """Candidate facts from the turns of every human speaker of `turns` (the user, and an
+    `assistant` turn that carries a `name`: `speaker_of`), in seq order then position in the
+    message; `context` turns are read for what later turns refer to, never as sources. The same
+    statement repeated (nothing else said about its slot in between) is one candidate citing every
+    message that said it. An inferred ending is kept only for a subject the speaker has
+    (`known_subjects`, the subjects of the user's current facts) or that these turns stated.
+
+    A pure function of its arguments (module-level, picklable), so it can run in a child process."""
     out: list[FactCandidate] = []
-    last_in_slot: dict[str, int] = {}
-    known = set(known_subjects)
+    last_in_slot: dict[tuple[str | None, str], int] = {}
+    known: set[tuple[str | None, str]] = {(None, s) for s in known_subjects}
     previous: TurnRef | None = None
+    said_last: dict[str | None, TurnRef] = {}  # each speaker's previous turn, for "I meant ..."
     for turn in sorted(turns, key=lambda t: t.seq):
-        if turn.role == "user":
-            for draft in _turn_drafts(turn, previous):
-                if draft.if_known and draft.subject not in known:
+        speaker = speaker_of(turn)
+        if speaker != "" and not turn.context:
+            for draft in _turn_drafts(turn, previous, said_last.get(speaker)):
+                key = (speaker, draft.subject)
+                if draft.if_known and key not in known:
                     continue
                 if not draft.negated:
-                    known.add(draft.subject)
-                k = last_in_slot.get(draft.subject)
+                    known.add(key)
+                k = last_in_slot.get(key)
                 if k is not None and (out[k].content, out[k].negated) == (draft.content, draft.negated):
                     if turn.message_id not in out[k].source_message_ids:
                         out[k] = replace(
                             out[k], source_message_ids=(*out[k].source_message_ids, turn.message_id)
                         )
                     continue
-                last_in_slot[draft.subject] = len(out)
-                out.append(_candidate(draft, turn))
+                last_in_slot[key] = len(out)
+                out.append(_candidate(draft, turn, speaker))
+        if speaker != "":
+            said_last[speaker] = turn
         previous = turn
     return out
 
 
-def _candidate(draft: Draft, turn: TurnRef) -> FactCandidate:
+def _candidate(draft: Draft, turn: TurnRef, speaker: str | None) -> FactCandidate:
     valid_from = turn.created_at
     if draft.when is not None:
         valid_from = datetime.combine(draft.when, time.min, tzinfo=turn.created_at.tzinfo)
@@ -416,22 +425,37 @@ def _candidate(draft: Draft, turn: TurnRef) -> FactCandidate:
         topics=draft.topics,
         valid_from=valid_from,
         source_message_ids=(turn.message_id,),
+        correction=draft.correction,
+        corrects=draft.corrects,
+        speaker=speaker,
     )
 
 
 def normalise(text: str) -> str:
     """Compatibility forms folded (full-width letters, ligatures), invisible and control characters
-    dropped, typographic quotes made plain, so the patterns see one spelling of each thing."""
+    dropped, typographic quotes made plain, so the patterns see one spelling of each thing; and
+    every run of white space one character (a line break where it held one), so that no pattern
+    ever meets a long run of it: each `\\s+` / `\\s*` of the rules then matches at most one
+    character, which keeps their work linear in the text."""
     text = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text[:MAX_CHARS]))[: MAX_CHARS * 2]
-    return _INVISIBLE.sub("", text).translate(_QUOTES)
+    text = _INVISIBLE.sub("", text).translate(_QUOTES)
+    return _LINE_BREAKS.sub("\n", _BLANKS.sub(" ", text))
 
 
-def _turn_drafts(turn: TurnRef, previous: TurnRef | None) -> Iterator[Draft]:
+_BLANKS = re.compile(r"[^\S\n]+")  # one match per run: linear
+_LINE_BREAKS = re.compile(r" ?\n[\n ]*")
+
+
+def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef | None) -> Iterator[Draft]:
     text = normalise(turn.content or "")
-    answered = _answer(text, previous)
+    answered = _answer(text, turn, previous)
     if answered is not None:
         text = answered
     if re.search(r"/s\b", text):  # a sarcasm tag covers the whole message
+        return
+    meant = _MEANT_VALUE.match(text)
+    if meant and said_before is not None:  # "I meant Paris": the previous statement, corrected
+        yield from _corrected(said_before, meant.group("value"), meant.group("wrong"))
         return
     spans = sentence_spans(text)[:MAX_SENTENCES]
     sentences = [text[a:b] for a, b in spans]
@@ -441,9 +465,47 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None) -> Iterator[Draft]:
         yield from _sentence_drafts(raw, turn.created_at)
 
 
-def _answer(text: str, previous: TurnRef | None) -> str | None:
-    """A bare answer to the assistant's question, restated as the sentence it stands for."""
-    if previous is None or previous.role != "assistant" or len(text) > 60:
+# "I meant Paris", "sorry, I meant Paris (not Berlin)", "Paris, I meant": a bare value that corrects
+# the speaker's previous statement.
+_CORRECTION_LEAD = r"(?:(?:sorry|oops|correction|my\s+bad|wait|no|nope|actually|typo)\b[\s,.!:;-]*)*"
+_VALUE = r"[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3}"
+_MEANT_VALUE = re.compile(
+    rf"^\W*(?i:{_CORRECTION_LEAD})(?i:i meant|i mean|meant)(?: to say)? (?P<value>{_VALUE})"
+    rf"(?:,? (?i:not) (?P<wrong>{_VALUE}))?[\s.!]*$"
+)
+# "Actually I moved to Paris, not Berlin", "I work at Initech, not Globex": the value after "not"
+# is the one said before by mistake.
+_NOT_THAT = re.compile(r"(?:,|\bbut) (?:and )?not (?:in |at |to |for |from |with |an? |the )?"
+                       r"(?P<wrong>[\w'&-]+(?: [\w'&-]+){0,2}) ?(?:[.!,;]|$)", re.IGNORECASE)  # fmt: skip
+# A statement that opens with a correction ("sorry, I meant I live in Paris").
+_MEANT_STATEMENT = re.compile(
+    rf"^\W*(?i:{_CORRECTION_LEAD})(?i:i meant|i mean|what i meant (?:is|was))(?: (?:that|to say))?[\s,:]*"
+    r"(?=(?i:i|i'm|im|my|we)\b)"
+)
+
+
+def _corrected(said_before: TurnRef, value: str, wrong: str | None) -> Iterator[Draft]:
+    """The speaker's previous statement with its value replaced: the last exclusive fact it gave
+    whose content ends with a proper noun (`Lives in Berlin.` -> `Lives in Paris.`)."""
+    drafts = [
+        d for d in _turn_drafts(said_before, None, None) if d.exclusive and not d.negated and not d.correction
+    ]
+    for d in reversed(drafts):
+        words = d.content.rstrip(".").split(" ")
+        n = 0
+        while n < len(words) - 1 and words[len(words) - 1 - n][:1].isupper():
+            n += 1
+        old = " ".join(words[len(words) - n :])
+        if n == 0 or (wrong is not None and wrong.casefold() != old.casefold()) or old == value:
+            continue
+        content = " ".join([*words[: len(words) - n], value]) + "."
+        yield replace(d, content=content, correction=True, corrects=old, when=None)
+        return
+
+
+def _answer(text: str, turn: TurnRef, previous: TurnRef | None) -> str | None:
+    """A bare answer to the other speaker's question, restated as the sentence it stands for."""
+    if previous is None or speaker_of(previous) == speaker_of(turn) or len(text) > 60:
         return None
     asked = normalise(previous.content or "")[-300:]
     for question, expects, template in _ASKED:
@@ -460,9 +522,7 @@ def _answer(text: str, previous: TurnRef | None) -> str | None:
 def _statement(text: str) -> tuple[str, bool]:
     """The part of a sentence that can state something, and whether the sentence asks instead.
     A question after a statement ("I'm vegetarian, any ideas?") leaves the statement."""
-    if len(text) > MAX_SENTENCE_CHARS:
-        cut = max(text.rfind(",", 0, MAX_SENTENCE_CHARS), text.rfind(";", 0, MAX_SENTENCE_CHARS))
-        text = text[: max(cut, 0)]
+    text = _bounded(text)  # the rewrites before may have lengthened it
     asking = bool(_QUESTION_START.match(text))
     if _QUESTION_END.search(text):
         clause = _QUESTION_CLAUSE.search(text)
@@ -497,6 +557,32 @@ def _introduced_here(raw: str) -> str:
 
 
 def _sentence_drafts(raw: str, at: datetime) -> list[Draft]:
+    raw = _bounded(raw)
+    meant = _MEANT_STATEMENT.match(raw)
+    if meant:  # "sorry, I meant I live in Paris": the statement, as a correction
+        raw = raw[meant.end() :]
+    wrong = _NOT_THAT.search(raw)
+    drafts = _drafts(raw, at)
+    if not (meant or wrong):
+        return drafts
+    corrects = wrong.group("wrong") if wrong else None
+    return [replace(d, correction=True, corrects=corrects) if _corrects(d, corrects) else d for d in drafts]
+
+
+def _corrects(d: Draft, wrong: str | None) -> bool:
+    return d.exclusive and not d.negated and (wrong is None or wrong.casefold() not in d.content.casefold())
+
+
+def _bounded(text: str) -> str:
+    """A run-on "sentence" (a paste) read up to a clause break before MAX_SENTENCE_CHARS: every rule
+    then works on a bounded text, whatever the message."""
+    if len(text) <= MAX_SENTENCE_CHARS:
+        return text
+    cut = max(text.rfind(",", 0, MAX_SENTENCE_CHARS), text.rfind(";", 0, MAX_SENTENCE_CHARS))
+    return text[: max(cut, 0)]
+
+
+def _drafts(raw: str, at: datetime) -> list[Draft]:
     raw = _SMILEY.sub(".", _COURTESY.sub("", raw))
     raw = _introduced_here(raw)
     pet = _PET_ANSWER.match(raw)

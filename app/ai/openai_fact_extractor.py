@@ -288,7 +288,7 @@ class OpenAIFactExtractor:
     async def extract(
         self, *, turns: Sequence[TurnRef], known_subjects: Sequence[str]
     ) -> list[FactCandidate]:
-        user_turns = {t.seq: t for t in turns if t.role == "user" and t.content.strip()}
+        user_turns = {t.seq: t for t in turns if t.role == "user" and not t.context and t.content.strip()}
         if not user_turns:  # nothing the user said: no call
             return []
         said = sorted((t for t in turns if t.content.strip()), key=lambda t: t.seq)

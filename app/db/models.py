@@ -287,6 +287,25 @@ class Job(SQLModel, table=True):
     updated_at: datetime = _ts()
 
 
+class MessageChange(SQLModel, table=True):
+    """A message whose text was edited or that was deleted: what was derived from it is still to be
+    re-derived by the worker. Written in the transaction of the edit or delete, removed when done."""
+
+    __tablename__ = "message_changes"
+    __table_args__ = (
+        _session_fk(),
+        CheckConstraint("change IN ('edited', 'deleted')", name="change"),
+        Index("ix_message_changes_tenant_id_session_id_id", "tenant_id", "session_id", "id"),
+    )
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    session_id: str = Field(sa_column=Column(Text, nullable=False))
+    message_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
+    seq: int = Field(sa_column=Column(BigInteger, nullable=False))
+    change: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = _ts()
+
+
 class CacheEviction(SQLModel, table=True):
     """A session whose Redis entry must go (deleted session, purged user); retried until done."""
 
@@ -379,6 +398,9 @@ class Fact(SQLModel, table=True):
     metadata_: dict[str, Any] = _jsonb()
     actor: str = Field(sa_column=Column(Text, nullable=False))
     source_message_ids: list[uuid.UUID] = _uuids()
+    # Whom the fact is about: NULL for the user the facts belong to; the name of another person who
+    # spoke in one of the user's sessions (an `assistant` message carrying a `name`).
+    speaker: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     # The session the fact was first read from (facts belong to the user and outlive sessions).
     session_id: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     valid_from: datetime = _ts()

@@ -20,12 +20,26 @@ async def extraction_state(conn: AsyncConnection, *, tenant_id: str, session_id:
     ).first()
     if row is None:
         raise NotFound(f"No session {session_id}.")
+    changes = (
+        await conn.execute(
+            text("SELECT count(*) FROM message_changes WHERE tenant_id = :t AND session_id = :s"),
+            {"t": tenant_id, "s": session_id},
+        )
+    ).scalar_one()
     return ExtractionState(
         session_id=session_id,
         last_seq=row.last_seq,
         extracted_seq=row.extracted_seq,
+        pending_changes=changes,
         job=await queue.state(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id),
     )
+
+
+def settled(state: ExtractionState, up_to_seq: int) -> bool:
+    """Every message up to `up_to_seq` read, and no extraction or re-derivation still due: a job
+    row that is still there (pending, or being run right now) means not done, whatever the
+    watermark says."""
+    return state.extracted_seq >= up_to_seq and state.job is None and state.pending_changes == 0
 
 
 async def force_extraction(engine: AsyncEngine, *, tenant_id: str, session_id: str) -> ExtractAccepted:
@@ -33,9 +47,9 @@ async def force_extraction(engine: AsyncEngine, *, tenant_id: str, session_id: s
     worker can take it at once."""
     async with engine.begin() as conn:
         state = await extraction_state(conn, tenant_id=tenant_id, session_id=session_id)
-        done = state.extracted_seq >= state.last_seq
+        done = settled(state, state.last_seq)
         job = state.job
-        if not done:
+        if state.extracted_seq < state.last_seq:
             job = await queue.force(
                 conn, kind=KIND, tenant_id=tenant_id, session_id=session_id, to_seq=state.last_seq
             )
@@ -51,12 +65,12 @@ async def wait_for_extraction(
 
     state = await queue.wait_until(
         probe,
-        lambda s: s.extracted_seq >= accepted.up_to_seq or (s.job is not None and s.job.status == "failed"),
+        lambda s: settled(s, accepted.up_to_seq) or (s.job is not None and s.job.status == "failed"),
         seconds,
     )
     return ExtractAccepted(
         session_id=session_id,
         up_to_seq=accepted.up_to_seq,
-        done=state.extracted_seq >= accepted.up_to_seq,
+        done=settled(state, accepted.up_to_seq),
         job=state.job,
     )

@@ -2,12 +2,19 @@
 
 Pure (no I/O), so every case is tested directly; `app.facts.tasks` applies the operations. In
 the order the candidates came, each one is:
-- a negation ("no longer eats meat") -> the current facts it ends are invalidated at its time;
+- a negation ("no longer eats meat") -> the current facts it ends are invalidated at its time: its
+  subject's, and those of the same thing liked, eaten or done ("No longer eats fish." ends "Likes
+  fish."; "Doesn't like hiking any more." ends "Likes hiking in the mountains.");
 - an exact duplicate of a current fact -> nothing (but a new source message counts as a mention);
 - a near duplicate (cosine >= merge threshold, no conflicting subject) -> merged into it;
 - a new value of an exclusive slot (same subject) -> the old fact ends when the new one starts
   (`invalid_at`, `superseded_by`); a value older than the current one arriving late is stored
   as already superseded by it;
+- a correction of an exclusive slot ("Actually I moved to Paris, not Berlin", "I meant Paris") ->
+  the wrong value never held: it ends at its own `valid_from` (reason "corrected") and the new one
+  holds from then, so no time shows both;
+- a preference opposite to a current one about the same thing ("Dislikes the mountains." against
+  "Likes hiking in the mountains.") -> the older one ends when the newer starts ("contradicted");
 - anything else -> added.
 Nothing is ever deleted here: what used to be true stays, with the dates it held.
 """
@@ -26,14 +33,13 @@ import numpy.typing as npt
 from app.ai.fact_extractor import FactCandidate
 
 Vector = npt.NDArray[np.float32]
-_SPACE = re.compile(r"\s+")
-_TRAIL = re.compile(r"[\s.!?;:,]+$")
 _WORD = re.compile(r"\w+")
 
 
 def normalize(content: str) -> str:
-    """The form two statements are compared in for exact duplicates."""
-    return _TRAIL.sub("", _SPACE.sub(" ", content.casefold()).strip())
+    """The form two statements are compared in for exact duplicates. Linear in the text (str
+    methods, no pattern that could backtrack over a run of spaces or dots)."""
+    return " ".join(content.casefold().split()).rstrip(" .!?;:,")
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,7 @@ class Invalidate:
     fact_id: uuid.UUID
     content: str
     at: datetime
-    reason: str  # "superseded" or "negated"
+    reason: str  # "superseded", "negated", "corrected" or "contradicted"
     superseded_by: uuid.UUID | None
     source_message_ids: tuple[uuid.UUID, ...]
 
@@ -153,7 +159,7 @@ def _negate(state: _State, cand: FactCandidate, vector: Vector, th: Thresholds) 
         for f in state.current
         if f.valid_from <= cand.valid_from
         and (
-            (cand.subject is not None and f.subject == cand.subject)
+            (cand.subject is not None and f.subject is not None and ends(cand.subject, f.subject))
             or normalize(f.content) == normalize(cand.content)
             or (_compatible(f, cand) and _cosine(f.vector, vector) >= th.negation)
         )
@@ -170,6 +176,46 @@ def _negate(state: _State, cand: FactCandidate, vector: Vector, th: Thresholds) 
             )
         )
         state.current.remove(f)
+
+
+# Slots that say the speaker likes, does or takes something, and those that say the opposite.
+_LIKING = frozenset(("likes", "activity", "eats", "drinks", "habit", "favorite"))
+_DISLIKING = frozenset(("dislikes", "avoids"))
+# A leading verb of the slot's key says how, not what: "likes:eating fish" is about fish.
+_HOW = frozenset(("eating", "drinking", "playing", "going", "doing", "watching", "listening", "having"))
+_FILLER = frozenset(("in", "the", "a", "an", "of", "on", "at", "to", "with", "and", "for", "my", "some"))
+
+
+def _thing(subject: str) -> tuple[str, tuple[str, ...]]:
+    """A subject's prefix and the words of what it is about: "activity:hiking in mountain" ->
+    ("activity", ("hiking", "in", "mountain"))."""
+    prefix, _, key = subject.partition(":")
+    words = key.split()
+    if len(words) > 1 and words[0] in _HOW:
+        words = words[1:]
+    return prefix, tuple(words)
+
+
+def ends(negated: str, subject: str) -> bool:
+    """Whether a negation with subject `negated` ends a fact with `subject`: the same slot, or the
+    same thing liked, eaten or done ("eats:fish" ends "likes:fish" and "likes:eating fish",
+    "activity:hiking" ends "activity:hiking in mountain"), or disliked ("dislikes:x" / "avoids:x")."""
+    if negated == subject:
+        return True
+    (np_, n), (fp, f) = _thing(negated), _thing(subject)
+    family = _LIKING if np_ in _LIKING else _DISLIKING if np_ in _DISLIKING else frozenset()
+    return bool(n) and fp in family and f[: len(n)] == n
+
+
+def opposed(a: str, b: str) -> bool:
+    """Whether two subjects are opposite preferences about the same thing: one likes or does what
+    the other dislikes or avoids, the words of one naming all of the other's ("likes:hiking in
+    mountain" / "dislikes:mountain"; not "likes:italian food" / "dislikes:spicy food")."""
+    (ap, aw), (bp, bw) = _thing(a), _thing(b)
+    if not ((ap in _LIKING and bp in _DISLIKING) or (ap in _DISLIKING and bp in _LIKING)):
+        return False
+    x, y = set(aw) - _FILLER, set(bw) - _FILLER
+    return bool(x and y) and (x <= y or y <= x)
 
 
 def _compatible(f: Current, cand: FactCandidate) -> bool:
@@ -201,10 +247,16 @@ def _assert(state: _State, cand: FactCandidate, vector: Vector, th: Thresholds) 
         text = cand.content if len(cand.content) > len(f.content) else f.content
         _mention(state, f, cand, cand_content=text, merged=True)
         return
-    slot = [f for f in state.current if cand.exclusive and f.subject == cand.subject]
     new_id = uuid.uuid4()
-    newer = [f for f in slot if f.valid_from > cand.valid_from]
-    if newer:  # an older value, read late: it held until the current one started
+    wrong = _corrected(state, cand)
+    if wrong:  # the new value holds from when the wrong one was said; that one never held
+        cand = replace(cand, valid_from=min(cand.valid_from, *(f.valid_from for f in wrong)))
+        for f in wrong:
+            _end(state, f, cand, at=f.valid_from, reason="corrected", by=new_id)
+    slot = [f for f in state.current if cand.exclusive and f.subject == cand.subject]
+    against = [f for f in state.current if f.subject and cand.subject and opposed(f.subject, cand.subject)]
+    newer = [f for f in (*slot, *against) if f.valid_from > cand.valid_from]
+    if newer and not wrong:  # an older value, read late: it held until the current one started
         first = min(newer, key=lambda f: f.valid_from)
         state.ops.append(
             Add(
@@ -217,17 +269,10 @@ def _assert(state: _State, cand: FactCandidate, vector: Vector, th: Thresholds) 
         )
         return
     for f in slot:
-        state.ops.append(
-            Invalidate(
-                fact_id=f.fact_id,
-                content=f.content,
-                at=cand.valid_from,
-                reason="superseded",
-                superseded_by=new_id,
-                source_message_ids=cand.source_message_ids,
-            )
-        )
-        state.current.remove(f)
+        _end(state, f, cand, at=cand.valid_from, reason="superseded", by=new_id)
+    for f in against:
+        if f in state.current:
+            _end(state, f, cand, at=cand.valid_from, reason="contradicted", by=new_id)
     state.ops.append(Add(fact_id=new_id, candidate=cand, vector=vector))
     state.current.append(
         Current(
@@ -241,6 +286,32 @@ def _assert(state: _State, cand: FactCandidate, vector: Vector, th: Thresholds) 
             vector=vector,
         )
     )
+
+
+def _corrected(state: _State, cand: FactCandidate) -> list[Current]:
+    """The current facts a correction replaces: in its exclusive slot, those holding the value it
+    names as wrong (all of the slot's when it names none)."""
+    if not (cand.correction and cand.exclusive and cand.subject is not None):
+        return []
+    slot = [f for f in state.current if f.subject == cand.subject]
+    if cand.corrects is None:
+        return slot
+    wrong = cand.corrects.casefold()
+    return [f for f in slot if wrong in f.content.casefold()]
+
+
+def _end(state: _State, f: Current, cand: FactCandidate, *, at: datetime, reason: str, by: uuid.UUID) -> None:
+    state.ops.append(
+        Invalidate(
+            fact_id=f.fact_id,
+            content=f.content,
+            at=at,
+            reason=reason,
+            superseded_by=by,
+            source_message_ids=cand.source_message_ids,
+        )
+    )
+    state.current.remove(f)
 
 
 def _mention(state: _State, f: Current, cand: FactCandidate, *, cand_content: str, merged: bool) -> None:
@@ -265,3 +336,27 @@ def _mention(state: _State, f: Current, cand: FactCandidate, *, cand_content: st
         source_message_ids=f.source_message_ids + new_sources,
     )
     state.current[state.current.index(f)] = updated
+
+
+@dataclass(frozen=True)
+class SpeakerFacts:
+    """One speaker's facts, as reconciliation needs them."""
+
+    current: list[Current]
+    known: list[Known]
+
+
+def reconcile_speakers(
+    candidates: Sequence[FactCandidate],
+    vectors: Vector,
+    facts: dict[str | None, SpeakerFacts],
+    thresholds: Thresholds,
+) -> list[Op]:
+    """Each speaker's candidates reconciled with that speaker's facts only: Caroline's home is not
+    the user's."""
+    ops: list[Op] = []
+    for speaker in dict.fromkeys(c.speaker for c in candidates):
+        mine = facts.get(speaker, SpeakerFacts(current=[], known=[]))
+        pairs = [(c, v) for c, v in zip(candidates, vectors, strict=True) if c.speaker == speaker]
+        ops.extend(reconcile(pairs, mine.current, thresholds, mine.known))
+    return ops

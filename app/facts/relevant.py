@@ -30,7 +30,7 @@ def _query(half_life_days: float, anchor: str) -> TextClause:
     score = "1 - (embedding <=> q.v)"
     return text(
         f"WITH q AS (SELECT {anchor} AS v) "
-        f"SELECT fact_id, content, kind, metadata, {_US} AS valid_us, "
+        f"SELECT fact_id, content, speaker, kind, metadata, {_US} AS valid_us, "
         f"CASE WHEN q.v IS NULL OR embedding IS NULL THEN NULL ELSE {score} END AS score, "
         f"{importance} AS importance "
         "FROM facts, q WHERE tenant_id = :t AND user_id = :u AND invalid_at IS NULL "
@@ -52,7 +52,8 @@ async def relevant_facts(
     min_score: float,
     half_life_days: float,
 ) -> list[dict[str, Any]]:
-    """Up to `limit` facts as the memory answer shows them, best first."""
+    """Up to `limit` facts as the memory answer shows them, best first. A fact about another
+    speaker than the user reads with their name ("Melanie: Lives in Lisbon.")."""
     params: dict[str, Any] = {"t": tenant_id, "u": user_id, "n": limit, "min_score": min_score}
     if query_vector is not None:
         anchor = "CAST(:qv AS vector)"
@@ -66,7 +67,7 @@ async def relevant_facts(
     return [
         {
             "fact_id": str(r.fact_id),
-            "content": r.content,
+            "content": r.content if r.speaker is None else f"{r.speaker}: {r.content}",
             "kind": r.kind,
             "metadata": r.metadata,
             "valid_us": r.valid_us,

@@ -43,6 +43,13 @@ async def list_facts(
     ] = None,
     include_invalid: Annotated[bool, Query(description="Every fact, valid or not.")] = False,
     kind: Annotated[list[FactKind] | None, Query(description="Only these kinds (repeatable).")] = None,
+    speaker: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="Only the facts about this speaker (a name; empty: the user's own). All by default.",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
     cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
 ) -> Page[FactOut]:
@@ -56,6 +63,7 @@ async def list_facts(
         limit=limit,
         cursor=cursor,
         half_life_days=settings.fact_half_life_days,
+        speaker=speaker,
     )
 
 

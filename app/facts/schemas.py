@@ -13,6 +13,10 @@ from app.jobs.schemas import JobState
 from app.limits import Limits
 from app.messages.schemas import as_utc
 
+_SPEAKER = (
+    "Whom the fact is about: null for the user; the `name` of another person who speaks in the "
+    "user's sessions (sent as `assistant` with a `name`). Each person's slots are their own."
+)
 _SUBJECT = "The slot the fact fills, e.g. `home`, `employer`, `likes:jazz` (lower-case)."
 
 
@@ -39,6 +43,7 @@ class FactIn(BaseModel):
         },
     )
     content: str = Field(description="A short statement about the user, e.g. `Lives in Lisbon.`")
+    speaker: str | None = Field(None, min_length=1, max_length=200, description=_SPEAKER)
     kind: FactKind = FactKind.other
     subject: str | None = Field(None, max_length=200, description=_SUBJECT)
     exclusive: bool = Field(
@@ -97,6 +102,7 @@ class FactPatch(BaseModel):
 class FactOut(BaseModel):
     fact_id: uuid.UUID
     user_id: str
+    speaker: str | None = Field(description=_SPEAKER)
     content: str
     kind: FactKind
     subject: str | None
@@ -137,11 +143,17 @@ class ExtractionState(BaseModel):
     session_id: str
     last_seq: int
     extracted_seq: int = Field(description="Messages up to here have been read for facts.")
+    pending_changes: int = Field(
+        0, description="Edited or deleted messages whose derived facts and summaries are still to be redone."
+    )
     job: JobState | None
 
 
 class ExtractAccepted(BaseModel):
     session_id: str
     up_to_seq: int
-    done: bool = Field(description="True once every message up to `up_to_seq` has been read for facts.")
+    done: bool = Field(
+        description="True once every message up to `up_to_seq` has been read for facts and no extraction "
+        "or re-derivation job is still due for the session."
+    )
     job: JobState | None

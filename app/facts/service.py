@@ -25,7 +25,7 @@ from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, en
 from app.users.service import ensure_user
 
 _FIELDS = (
-    "fact_id, user_id, content, kind, subject, exclusive, topics, importance, metadata, actor, "
+    "fact_id, user_id, speaker, content, kind, subject, exclusive, topics, importance, metadata, actor, "
     "source_message_ids, session_id, valid_from, invalid_at, superseded_by, mention_count, "
     "last_mentioned_at, last_used_at, created_at, updated_at"
 )
@@ -60,9 +60,11 @@ async def list_facts(
     limit: int,
     cursor: str | None,
     half_life_days: float,
+    speaker: str | None = None,
 ) -> Page[FactOut]:
     """Newest `valid_from` first. Valid now by default; `as_of`: valid at that time;
-    `include_invalid`: every fact, with its validity dates."""
+    `include_invalid`: every fact, with its validity dates. `speaker`: only the facts about that
+    person ("" for the user's own); all of them by default."""
     if as_of is not None and include_invalid:
         raise ValidationFailed(
             "as_of and include_invalid=true cannot be combined: as_of already says which facts held then.",
@@ -79,6 +81,9 @@ async def list_facts(
     if kinds:
         where.append("kind = ANY(CAST(:kinds AS text[]))")
         params["kinds"] = kinds
+    if speaker is not None:
+        where.append("speaker IS NULL" if speaker == "" else "speaker = :speaker")
+        params["speaker"] = speaker
     if cursor:
         (at, fid), _ = decode_cursor(cursor, "facts", 2)
         where.append("(valid_from, fact_id) < (:c_at, :c_id)")
@@ -137,12 +142,14 @@ async def add_fact(
         await conn.execute(
             text(
                 "SELECT fact_id, content, subject, valid_from FROM facts "
-                "WHERE tenant_id = :t AND user_id = :u AND invalid_at IS NULL"
+                "WHERE tenant_id = :t AND user_id = :u AND invalid_at IS NULL "
+                "AND speaker IS NOT DISTINCT FROM :speaker"
             ),
-            {"t": tenant_id, "u": user_id},
+            {"t": tenant_id, "u": user_id, "speaker": body.speaker},
         )
     ).all()
-    same = next((c for c in current if normalize(c.content) == normalize(body.content)), None)
+    wanted = normalize(body.content)  # once, not once per fact: linear in what is compared
+    same = next((c for c in current if normalize(c.content) == wanted), None)
     if same is not None:
         return await get_fact(
             conn, tenant_id=tenant_id, fact_id=same.fact_id, half_life_days=half_life_days
@@ -151,15 +158,16 @@ async def add_fact(
     valid_from = (
         await conn.execute(
             text(
-                "INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, subject, exclusive, topics, "
-                "importance, metadata, actor, valid_from, last_mentioned_at) "
-                "VALUES (:f, :t, :u, :content, :kind, :subject, :exclusive, :topics, :importance, "
+                "INSERT INTO facts (fact_id, tenant_id, user_id, speaker, content, kind, subject, exclusive, "
+                "topics, importance, metadata, actor, valid_from, last_mentioned_at) "
+                "VALUES (:f, :t, :u, :speaker, :content, :kind, :subject, :exclusive, :topics, :importance, "
                 "CAST(:md AS jsonb), 'api', coalesce(:vf, now()), now()) RETURNING valid_from"
             ),
             {
                 "f": fact_id,
                 "t": tenant_id,
                 "u": user_id,
+                "speaker": body.speaker,
                 "content": body.content.strip(),
                 "kind": body.kind.value,
                 "subject": body.subject,

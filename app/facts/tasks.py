@@ -26,7 +26,17 @@ from app.ai.fact_extractor import FactExtractor, TurnRef
 from app.ai.offload import Offload, inline
 from app.db.vectors import vector_literal
 from app.facts import events
-from app.facts.reconcile import Add, Current, Invalidate, Known, Mention, Op, Thresholds, reconcile
+from app.facts.reconcile import (
+    Add,
+    Current,
+    Invalidate,
+    Known,
+    Mention,
+    Op,
+    SpeakerFacts,
+    Thresholds,
+    reconcile_speakers,
+)
 from app.jobs import queue
 from app.jobs.retry import RetryPolicy, next_try
 from app.messages.turns import read_turns
@@ -38,9 +48,8 @@ KIND = "extract"
 class Unread:
     job: Any  # the claimed job with its session's row (app.jobs.queue.claim)
     step_to: int  # the new watermark
-    turns: Sequence[TurnRef]  # empty when nothing is unread
-    current: Sequence[Current]
-    known: Sequence[Known]
+    turns: Sequence[TurnRef]  # empty when nothing is unread; context turns first
+    facts: dict[str | None, SpeakerFacts]  # by speaker (None: the user)
 
 
 class Extract:
@@ -70,7 +79,7 @@ class Extract:
             return []
         t, s, u = job.tenant_id, job.session_id, job.user_id  # the claim carries the session's row
         if job.last_seq <= job.extracted_seq:
-            return [Unread(job, job.extracted_seq, (), (), ())]
+            return [Unread(job, job.extracted_seq, (), {})]
         turns, cut = await read_turns(
             conn,
             tenant_id=t,
@@ -82,21 +91,23 @@ class Extract:
         step_to = turns[-1].seq if cut else job.last_seq
         # One user's facts are reconciled by one step at a time (sessions run side by side).
         await lock_user_facts(conn, tenant_id=t, user_id=u)
-        current, known = await _user_facts(conn, tenant_id=t, user_id=u)
-        return [Unread(job, step_to, turns, current, known)]
+        facts = await user_facts(conn, tenant_id=t, user_id=u)
+        context = await read_context(conn, tenant_id=t, session_id=s, before=turns[0].seq)
+        return [Unread(job, step_to, [*context, *turns], facts)]
 
     async def call(self, items: Sequence[Unread]) -> list[list[Op]]:
         (unread,) = items
         if not unread.turns:
             return [[]]
+        mine = unread.facts.get(None)
         candidates = await self.extractor.extract(
-            turns=unread.turns, known_subjects=sorted({c.subject for c in unread.current if c.subject})
+            turns=unread.turns,
+            known_subjects=sorted({c.subject for c in mine.current if c.subject}) if mine else [],
         )
         vectors = np.zeros((0, 0), dtype=np.float32)
         if candidates:
             vectors = await self.embedder.embed([c.content for c in candidates])
-        pairs = list(zip(candidates, vectors, strict=True))
-        return [await self.offload(reconcile, pairs, unread.current, self.thresholds, unread.known)]
+        return [await self.offload(reconcile_speakers, candidates, vectors, unread.facts, self.thresholds)]
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unread, list[Op]]]) -> None:
         for unread, ops in done:
@@ -120,48 +131,77 @@ async def lock_user_facts(conn: AsyncConnection, *, tenant_id: str, user_id: str
     )
 
 
-async def _user_facts(
+async def user_facts(
     conn: AsyncConnection, *, tenant_id: str, user_id: str
-) -> tuple[list[Current], list[Known]]:
-    """The user's facts valid now (with vectors), and all of them as `Known` (ended ones too)."""
+) -> dict[str | None, SpeakerFacts]:
+    """The user's facts by speaker (None: the user): those valid now (with vectors), and all of
+    them as `Known` (ended ones too)."""
     rows = (
         await conn.execute(
             text(
                 "SELECT fact_id, content, subject, exclusive, valid_from, importance, source_message_ids, "
-                "invalid_at IS NULL AS valid, "
+                "speaker, invalid_at IS NULL AS valid, "
                 "CASE WHEN invalid_at IS NULL THEN embedding::text END AS vec FROM facts "
                 "WHERE tenant_id = :t AND user_id = :u ORDER BY valid_from, fact_id"
             ),
             {"t": tenant_id, "u": user_id},
         )
     ).all()
-    current = [
-        Current(
-            fact_id=r.fact_id,
-            content=r.content,
-            subject=r.subject,
-            exclusive=r.exclusive,
-            valid_from=r.valid_from,
-            importance=r.importance,
-            source_message_ids=tuple(r.source_message_ids),
-            vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
+    out: dict[str | None, SpeakerFacts] = {}
+    for r in rows:
+        mine = out.setdefault(r.speaker, SpeakerFacts(current=[], known=[]))
+        mine.known.append(
+            Known(subject=r.subject, content=r.content, source_message_ids=frozenset(r.source_message_ids))
         )
-        for r in rows
-        if r.valid
+        if r.valid:
+            mine.current.append(
+                Current(
+                    fact_id=r.fact_id,
+                    content=r.content,
+                    subject=r.subject,
+                    exclusive=r.exclusive,
+                    valid_from=r.valid_from,
+                    importance=r.importance,
+                    source_message_ids=tuple(r.source_message_ids),
+                    vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
+                )
+            )
+    return out
+
+
+_CONTEXT = text(
+    "SELECT message_id, seq, role, name, content, created_at FROM messages "
+    "WHERE tenant_id = :t AND session_id = :s AND seq < :before ORDER BY seq DESC LIMIT 4"
+)
+
+
+async def read_context(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, before: int
+) -> list[TurnRef]:
+    """The few turns before `before`, as context (never sources): what "I meant Paris" corrects, the
+    question a bare answer answers."""
+    rows = (await conn.execute(_CONTEXT, {"t": tenant_id, "s": session_id, "before": before})).all()
+    return [
+        TurnRef(
+            seq=r.seq,
+            role=r.role,
+            name=r.name,
+            content=r.content,
+            created_at=r.created_at,
+            message_id=r.message_id,
+            context=True,
+        )
+        for r in reversed(rows)
     ]
-    known = [
-        Known(subject=r.subject, content=r.content, source_message_ids=frozenset(r.source_message_ids))
-        for r in rows
-    ]
-    return current, known
 
 
 _ADD = text(
     "INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, subject, exclusive, topics, "
     "importance, actor, source_message_ids, session_id, valid_from, invalid_at, superseded_by, "
-    "last_mentioned_at, embedding) "
+    "last_mentioned_at, embedding, speaker) "
     "VALUES (:id, :t, :u, :content, :kind, :subject, :exclusive, :topics, :importance, 'system', "
-    "CAST(:sources AS uuid[]), :s, :valid_from, :invalid_at, :superseded_by, :valid_from, CAST(:v AS vector))"
+    "CAST(:sources AS uuid[]), :s, :valid_from, :invalid_at, :superseded_by, :valid_from, "
+    "CAST(:v AS vector), :speaker)"
 )
 # An UPDATE that sets `content = :content` clears the vector of a changed text and gives it a fresh
 # start in the embedding queue (the CASEs read the row as it was).
@@ -210,6 +250,7 @@ async def apply(
                     "invalid_at": op.invalid_at,
                     "superseded_by": op.superseded_by,
                     "v": vector_literal(op.vector),
+                    "speaker": c.speaker,
                 },
             )
             log.append(_added(op))

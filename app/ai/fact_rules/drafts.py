@@ -91,6 +91,10 @@ class Draft:
     # An ending inferred rather than said ("I'm vegetarian now" ends "Likes steak."): kept only when
     # the user has a fact with this subject, so the guesses that end nothing cost nothing.
     if_known: bool = False
+    # The speaker says the slot's earlier value was a mistake ("..., not Berlin", "I meant Paris"):
+    # replaced retroactively. `corrects`: the wrong value, when named.
+    correction: bool = False
+    corrects: str | None = None
 
 
 def fact(
