@@ -679,7 +679,7 @@ export interface components {
         ExtractAccepted: {
             /**
              * Done
-             * @description True once every message up to `up_to_seq` has been read for facts.
+             * @description True once every message up to `up_to_seq` has been read for facts and no extraction or re-derivation job is still due for the session.
              */
             done: boolean;
             job: components["schemas"]["JobState"] | null;
@@ -698,6 +698,12 @@ export interface components {
             job: components["schemas"]["JobState"] | null;
             /** Last Seq */
             last_seq: number;
+            /**
+             * Pending Changes
+             * @description Edited or deleted messages whose derived facts and summaries are still to be redone.
+             * @default 0
+             */
+            pending_changes?: number;
             /** Session Id */
             session_id: string;
         };
@@ -780,6 +786,11 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * Speaker
+             * @description Whom the fact is about: null for the user; the `name` of another person who speaks in the user's sessions (sent as `assistant` with a `name`). Each person's slots are their own.
+             */
+            speaker?: string | null;
+            /**
              * Subject
              * @description The slot the fact fills, e.g. `home`, `employer`, `likes:jazz` (lower-case).
              */
@@ -857,6 +868,11 @@ export interface components {
             session_id: string | null;
             /** Source Message Ids */
             source_message_ids: string[];
+            /**
+             * Speaker
+             * @description Whom the fact is about: null for the user; the `name` of another person who speaks in the user's sessions (sent as `assistant` with a `name`). Each person's slots are their own.
+             */
+            speaker: string | null;
             /** Subject */
             subject: string | null;
             /**
@@ -4209,6 +4225,8 @@ export interface operations {
                 include_invalid?: boolean;
                 /** @description Only these kinds (repeatable). */
                 kind?: components["schemas"]["FactKind"][] | null;
+                /** @description Only the facts about this speaker (a name; empty: the user's own). All by default. */
+                speaker?: string | null;
                 /** @description Page size. */
                 limit?: number;
                 /** @description From `next_cursor`. */

@@ -17,7 +17,8 @@ T = TypeVar("T", bound="ExtractAccepted")
 class ExtractAccepted:
     """
     Attributes:
-        done (bool): True once every message up to `up_to_seq` has been read for facts.
+        done (bool): True once every message up to `up_to_seq` has been read for facts and no extraction or re-
+            derivation job is still due for the session.
         job (JobState | None):
         session_id (str):
         up_to_seq (int):

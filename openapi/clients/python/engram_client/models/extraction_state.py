@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.job_state import JobState
 
@@ -21,12 +23,15 @@ class ExtractionState:
         job (JobState | None):
         last_seq (int):
         session_id (str):
+        pending_changes (int | Unset): Edited or deleted messages whose derived facts and summaries are still to be
+            redone. Default: 0.
     """
 
     extracted_seq: int
     job: JobState | None
     last_seq: int
     session_id: str
+    pending_changes: int | Unset = 0
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -44,6 +49,8 @@ class ExtractionState:
 
         session_id = self.session_id
 
+        pending_changes = self.pending_changes
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -54,6 +61,8 @@ class ExtractionState:
                 "session_id": session_id,
             }
         )
+        if pending_changes is not UNSET:
+            field_dict["pending_changes"] = pending_changes
 
         return field_dict
 
@@ -83,11 +92,14 @@ class ExtractionState:
 
         session_id = d.pop("session_id")
 
+        pending_changes = d.pop("pending_changes", UNSET)
+
         extraction_state = cls(
             extracted_seq=extracted_seq,
             job=job,
             last_seq=last_seq,
             session_id=session_id,
+            pending_changes=pending_changes,
         )
 
         extraction_state.additional_properties = d

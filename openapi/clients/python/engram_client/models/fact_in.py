@@ -26,6 +26,8 @@ class FactIn:
         importance (float | Unset):  Default: 0.5.
         kind (FactKind | Unset):
         metadata (FactInMetadata | Unset):
+        speaker (None | str | Unset): Whom the fact is about: null for the user; the `name` of another person who speaks
+            in the user's sessions (sent as `assistant` with a `name`). Each person's slots are their own.
         subject (None | str | Unset): The slot the fact fills, e.g. `home`, `employer`, `likes:jazz` (lower-case).
         topics (list[str] | Unset):
         valid_from (datetime.datetime | None | Unset): When it became true; default now. No zone means UTC.
@@ -36,6 +38,7 @@ class FactIn:
     importance: float | Unset = 0.5
     kind: FactKind | Unset = UNSET
     metadata: FactInMetadata | Unset = UNSET
+    speaker: None | str | Unset = UNSET
     subject: None | str | Unset = UNSET
     topics: list[str] | Unset = UNSET
     valid_from: datetime.datetime | None | Unset = UNSET
@@ -54,6 +57,12 @@ class FactIn:
         metadata: dict[str, Any] | Unset = UNSET
         if not isinstance(self.metadata, Unset):
             metadata = self.metadata.to_dict()
+
+        speaker: None | str | Unset
+        if isinstance(self.speaker, Unset):
+            speaker = UNSET
+        else:
+            speaker = self.speaker
 
         subject: None | str | Unset
         if isinstance(self.subject, Unset):
@@ -88,6 +97,8 @@ class FactIn:
             field_dict["kind"] = kind
         if metadata is not UNSET:
             field_dict["metadata"] = metadata
+        if speaker is not UNSET:
+            field_dict["speaker"] = speaker
         if subject is not UNSET:
             field_dict["subject"] = subject
         if topics is not UNSET:
@@ -121,6 +132,15 @@ class FactIn:
             metadata = UNSET
         else:
             metadata = FactInMetadata.from_dict(_metadata)
+
+        def _parse_speaker(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        speaker = _parse_speaker(d.pop("speaker", UNSET))
 
         def _parse_subject(data: object) -> None | str | Unset:
             if data is None:
@@ -156,6 +176,7 @@ class FactIn:
             importance=importance,
             kind=kind,
             metadata=metadata,
+            speaker=speaker,
             subject=subject,
             topics=topics,
             valid_from=valid_from,

@@ -36,6 +36,8 @@ class FactOut:
         metadata (FactOutMetadata):
         session_id (None | str): The session it was first read from.
         source_message_ids (list[UUID]):
+        speaker (None | str): Whom the fact is about: null for the user; the `name` of another person who speaks in the
+            user's sessions (sent as `assistant` with a `name`). Each person's slots are their own.
         subject (None | str):
         superseded_by (None | UUID): The fact that replaced it.
         topics (list[str]):
@@ -59,6 +61,7 @@ class FactOut:
     metadata: FactOutMetadata
     session_id: None | str
     source_message_ids: list[UUID]
+    speaker: None | str
     subject: None | str
     superseded_by: None | UUID
     topics: list[str]
@@ -110,6 +113,9 @@ class FactOut:
             source_message_ids_item = str(source_message_ids_item_data)
             source_message_ids.append(source_message_ids_item)
 
+        speaker: None | str
+        speaker = self.speaker
+
         subject: None | str
         subject = self.subject
 
@@ -146,6 +152,7 @@ class FactOut:
                 "metadata": metadata,
                 "session_id": session_id,
                 "source_message_ids": source_message_ids,
+                "speaker": speaker,
                 "subject": subject,
                 "superseded_by": superseded_by,
                 "topics": topics,
@@ -228,6 +235,13 @@ class FactOut:
 
             source_message_ids.append(source_message_ids_item)
 
+        def _parse_speaker(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        speaker = _parse_speaker(d.pop("speaker"))
+
         def _parse_subject(data: object) -> None | str:
             if data is None:
                 return data
@@ -274,6 +288,7 @@ class FactOut:
             metadata=metadata,
             session_id=session_id,
             source_message_ids=source_message_ids,
+            speaker=speaker,
             subject=subject,
             superseded_by=superseded_by,
             topics=topics,

@@ -19,6 +19,7 @@ def _get_kwargs(
     as_of: datetime.datetime | None | Unset = UNSET,
     include_invalid: bool | Unset = False,
     kind: list[FactKind] | None | Unset = UNSET,
+    speaker: None | str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -48,6 +49,13 @@ def _get_kwargs(
     else:
         json_kind = kind
     params["kind"] = json_kind
+
+    json_speaker: None | str | Unset
+    if isinstance(speaker, Unset):
+        json_speaker = UNSET
+    else:
+        json_speaker = speaker
+    params["speaker"] = json_speaker
 
     params["limit"] = limit
 
@@ -121,6 +129,7 @@ def sync_detailed(
     as_of: datetime.datetime | None | Unset = UNSET,
     include_invalid: bool | Unset = False,
     kind: list[FactKind] | None | Unset = UNSET,
+    speaker: None | str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: None | str | Unset = UNSET,
 ) -> Response[PageFactOut | Problem]:
@@ -135,6 +144,8 @@ def sync_detailed(
         as_of (datetime.datetime | None | Unset): Facts valid at this time (no zone: UTC).
         include_invalid (bool | Unset): Every fact, valid or not. Default: False.
         kind (list[FactKind] | None | Unset): Only these kinds (repeatable).
+        speaker (None | str | Unset): Only the facts about this speaker (a name; empty: the user's
+            own). All by default.
         limit (int | Unset): Page size. Default: 100.
         cursor (None | str | Unset): From `next_cursor`.
 
@@ -151,6 +162,7 @@ def sync_detailed(
         as_of=as_of,
         include_invalid=include_invalid,
         kind=kind,
+        speaker=speaker,
         limit=limit,
         cursor=cursor,
     )
@@ -169,6 +181,7 @@ def sync(
     as_of: datetime.datetime | None | Unset = UNSET,
     include_invalid: bool | Unset = False,
     kind: list[FactKind] | None | Unset = UNSET,
+    speaker: None | str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: None | str | Unset = UNSET,
 ) -> PageFactOut | Problem | None:
@@ -183,6 +196,8 @@ def sync(
         as_of (datetime.datetime | None | Unset): Facts valid at this time (no zone: UTC).
         include_invalid (bool | Unset): Every fact, valid or not. Default: False.
         kind (list[FactKind] | None | Unset): Only these kinds (repeatable).
+        speaker (None | str | Unset): Only the facts about this speaker (a name; empty: the user's
+            own). All by default.
         limit (int | Unset): Page size. Default: 100.
         cursor (None | str | Unset): From `next_cursor`.
 
@@ -200,6 +215,7 @@ def sync(
         as_of=as_of,
         include_invalid=include_invalid,
         kind=kind,
+        speaker=speaker,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -212,6 +228,7 @@ async def asyncio_detailed(
     as_of: datetime.datetime | None | Unset = UNSET,
     include_invalid: bool | Unset = False,
     kind: list[FactKind] | None | Unset = UNSET,
+    speaker: None | str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: None | str | Unset = UNSET,
 ) -> Response[PageFactOut | Problem]:
@@ -226,6 +243,8 @@ async def asyncio_detailed(
         as_of (datetime.datetime | None | Unset): Facts valid at this time (no zone: UTC).
         include_invalid (bool | Unset): Every fact, valid or not. Default: False.
         kind (list[FactKind] | None | Unset): Only these kinds (repeatable).
+        speaker (None | str | Unset): Only the facts about this speaker (a name; empty: the user's
+            own). All by default.
         limit (int | Unset): Page size. Default: 100.
         cursor (None | str | Unset): From `next_cursor`.
 
@@ -242,6 +261,7 @@ async def asyncio_detailed(
         as_of=as_of,
         include_invalid=include_invalid,
         kind=kind,
+        speaker=speaker,
         limit=limit,
         cursor=cursor,
     )
@@ -258,6 +278,7 @@ async def asyncio(
     as_of: datetime.datetime | None | Unset = UNSET,
     include_invalid: bool | Unset = False,
     kind: list[FactKind] | None | Unset = UNSET,
+    speaker: None | str | Unset = UNSET,
     limit: int | Unset = 100,
     cursor: None | str | Unset = UNSET,
 ) -> PageFactOut | Problem | None:
@@ -272,6 +293,8 @@ async def asyncio(
         as_of (datetime.datetime | None | Unset): Facts valid at this time (no zone: UTC).
         include_invalid (bool | Unset): Every fact, valid or not. Default: False.
         kind (list[FactKind] | None | Unset): Only these kinds (repeatable).
+        speaker (None | str | Unset): Only the facts about this speaker (a name; empty: the user's
+            own). All by default.
         limit (int | Unset): Page size. Default: 100.
         cursor (None | str | Unset): From `next_cursor`.
 
@@ -290,6 +313,7 @@ async def asyncio(
             as_of=as_of,
             include_invalid=include_invalid,
             kind=kind,
+            speaker=speaker,
             limit=limit,
             cursor=cursor,
         )
