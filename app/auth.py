@@ -1,9 +1,15 @@
-"""Who is calling: the tenant of a Bearer API key, or the admin. Auth off: the default tenant."""
+"""Who is calling: the tenant of a Bearer API key, or the admin. Auth off: the default tenant.
+
+Keys are checked from the headers by the gate (app.gate) before any body is read; the routes
+read the caller it found (`current_tenant`).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import uuid
+from dataclasses import dataclass
 from typing import Annotated
 
 from cachetools import TTLCache
@@ -15,52 +21,101 @@ from app.config import Settings
 from app.errors import Forbidden, Unauthorized
 from app.tenants.service import tenant_for_key
 
-KeyCache = TTLCache[str, tuple[str, uuid.UUID]]
-
 _bearer = HTTPBearer(auto_error=False, description="A tenant API key (`egm_...`).")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
-async def current_tenant(request: Request, creds: Credentials) -> str:
-    """No database work unless the key is not in this process's cache: then one lookup through
-    `key_engine`, a connection of its own outside the request pool (a lookup that waited for a
-    pool connection while the request held one could deadlock a saturated pool)."""
-    settings: Settings = request.state.settings
-    if not settings.auth_on:
-        return settings.default_tenant
-    if creds is None or creds.scheme.lower() != "bearer" or not creds.credentials:
+@dataclass(frozen=True)
+class Caller:
+    tenant_id: str
+    key_id: uuid.UUID | None = None  # None: auth is off
+    rate_limit_rps: float | None = None  # the tenant's own limits (None: the settings')
+    messages_per_day: int | None = None
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _digest(key: str) -> bytes:
+    # Caches hold digests: a key may be as long as the headers allow, and none is kept in memory.
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).digest()
+
+
+class KeyResolver:
+    """API key -> caller, with a cache of known keys (ENGRAM_API_KEY_CACHE_SECONDS) and one of
+    unknown or revoked keys (ENGRAM_UNKNOWN_KEY_CACHE_SECONDS), so a repeated bad key costs no
+    database work. A miss is looked up on `engine`, a small pool of its own outside the request
+    pool (a lookup waiting for a request-pool connection could deadlock a saturated pool)."""
+
+    def __init__(self, engine: AsyncEngine, *, ttl: float, unknown_ttl: float) -> None:
+        self.engine = engine
+        self.known: TTLCache[bytes, Caller] = TTLCache(maxsize=10_000, ttl=max(ttl, 1e-3))
+        self.unknown: TTLCache[bytes, bool] = TTLCache(maxsize=100_000, ttl=max(unknown_ttl, 1e-3))
+
+    def cached(self, key: str) -> Caller | bool | None:
+        """The cached caller, False for a key known to be bad, None when not cached."""
+        digest = _digest(key)
+        found = self.known.get(digest)
+        if found is not None:
+            return found
+        return False if digest in self.unknown else None
+
+    async def lookup(self, key: str) -> Caller | None:
+        digest = _digest(key)
+        async with self.engine.connect() as conn:
+            row = await tenant_for_key(conn, key=key)
+        if row is None:
+            self.unknown[digest] = True
+            return None
+        caller = Caller(*row)
+        self.known[digest] = caller
+        return caller
+
+    def forget(self, key_id: uuid.UUID) -> None:
+        """Drop a revoked key from this process's cache at once (others expire it within the TTL)."""
+        for digest, caller in list(self.known.items()):
+            if caller.key_id == key_id:
+                self.known.pop(digest, None)
+
+    def forget_tenant(self, tenant_id: str) -> None:
+        """A tenant's limits changed: its keys are looked up again (with the new limits)."""
+        for digest, caller in list(self.known.items()):
+            if caller.tenant_id == tenant_id:
+                self.known.pop(digest, None)
+
+
+async def current_caller(request: Request, creds: Credentials) -> Caller:
+    """The caller the gate admitted (`creds` only documents the scheme in the OpenAPI spec)."""
+    caller: Caller | None = request.scope.get("state", {}).get("caller")
+    if caller is None:  # a route outside the gate's paths: not one that has a tenant
         raise Unauthorized("Send `Authorization: Bearer <api key>`.")
-    key = creds.credentials
-    cache: KeyCache = request.state.key_cache
-    found = cache.get(key)
-    if found is None:
-        engine: AsyncEngine = request.state.key_engine
-        async with engine.connect() as conn:
-            found = await tenant_for_key(conn, key=key)
-        if found is None:
-            raise Unauthorized("The API key is unknown or revoked.")
-        cache[key] = found
-    return found[0]
+    return caller
 
 
-def forget_key(cache: KeyCache, key_id: uuid.UUID) -> None:
-    """Drop a revoked key from this process's cache at once (others expire it within the TTL)."""
-    for key, (_, kid) in list(cache.items()):
-        if kid == key_id:
-            cache.pop(key, None)
+async def current_tenant(caller: Annotated[Caller, Depends(current_caller)]) -> str:
+    return caller.tenant_id
+
+
+def check_admin(settings: Settings, token: str | None) -> None:
+    if settings.admin_token is None:
+        raise Forbidden("Admin endpoints are disabled: set ENGRAM_ADMIN_TOKEN to enable them.")
+    if not token:
+        raise Unauthorized("Send `Authorization: Bearer <admin token>`.")
+    expected = settings.admin_token.get_secret_value().encode()
+    if not hmac.compare_digest(token.encode("utf-8", "surrogateescape"), expected):
+        raise Forbidden("This credential is not the admin token.")
 
 
 async def require_admin(request: Request, creds: Credentials) -> None:
     settings: Settings = request.state.settings
-    if settings.admin_token is None:
-        raise Forbidden("Admin endpoints are disabled: set ENGRAM_ADMIN_TOKEN to enable them.")
-    if creds is None or not creds.credentials:
-        raise Unauthorized("Send `Authorization: Bearer <admin token>`.")
-    expected = settings.admin_token.get_secret_value().encode()
-    if not hmac.compare_digest(creds.credentials.encode(), expected):
-        raise Forbidden("This credential is not the admin token.")
+    check_admin(settings, creds.credentials if creds is not None else None)
 
 
 async def authenticate(request: Request) -> str:
-    """The caller's tenant for what is not a FastAPI route (the MCP endpoint): the same check."""
-    return await current_tenant(request, await _bearer(request))
+    """The caller's tenant for what is not a FastAPI route (the MCP endpoint): the gate's."""
+    return (await current_caller(request, None)).tenant_id

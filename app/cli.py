@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import signal
 import sys
 from pathlib import Path
@@ -43,6 +44,7 @@ def serve(
     import uvicorn
 
     from app.db.migrate import PgvectorMissing, upgrade
+    from app.http_server import PROTOCOL
     from app.logging import configure_logging
 
     settings = _settings_with(host=host, port=port, workers=workers, data_dir=data_dir)
@@ -65,6 +67,7 @@ def serve(
         # before the embedded PostgreSQL is stopped below.
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, _record_signal)
+        _raise_open_files(settings.max_connections + settings.db_pool_size + settings.db_max_overflow + 256)
         uvicorn.run(
             "app.main:app_factory",
             factory=True,
@@ -74,6 +77,9 @@ def serve(
             log_config=None,
             access_log=False,
             timeout_graceful_shutdown=30,
+            # Connection cap, header timeout and header size cap (uvicorn has none of them).
+            http=PROTOCOL,
+            timeout_keep_alive=settings.keep_alive_seconds,
         )
     finally:
         if embedded is not None:
@@ -175,6 +181,14 @@ def _start_embedded_if_needed(settings: Settings) -> EmbeddedPostgres | None:
         return None
     typer.echo(f"engram: starting embedded PostgreSQL in {settings.data_dir.resolve()}", err=True)
     return start_embedded(settings.data_dir)
+
+
+def _raise_open_files(wanted: int) -> None:
+    """Each connection is a file descriptor: let the soft limit reach what MAX_CONNECTIONS needs."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def _record_signal(signum: int, frame: FrameType | None) -> None:

@@ -260,6 +260,56 @@ class Settings(BaseSettings):
     max_fact_bytes: int = Field(4096, ge=16, description="Longest fact `content` (UTF-8 bytes).")
     idempotency_ttl_hours: float = Field(24.0, gt=0, description="How long Idempotency-Keys hold.")
 
+    # --- connections (uvicorn, per API process; see docs/operations.md "Limits") ---
+    max_connections: int = Field(
+        2048, ge=1, le=100_000, description="Open connections per API process; more are closed at once."
+    )
+    header_timeout_seconds: float = Field(
+        10.0, gt=0, le=300, description="Time a client has to send a request's headers (from its first byte)."
+    )
+    max_header_bytes: int = Field(
+        65_536, ge=1024, le=1_048_576, description="Largest request line plus headers; larger: 431."
+    )
+    body_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="Longest wait for the next part of a request body; JSON bodies must also arrive "
+        "whole within it (else 408).",
+    )
+    keep_alive_seconds: int = Field(5, ge=1, le=300, description="An idle keep-alive connection is closed.")
+
+    # --- rate limits and quotas (auth on only: with auth off there is one tenant) ---
+    rate_limit_rps: float = Field(
+        100.0,
+        ge=0,
+        description="Requests per second per tenant (0: unlimited); a tenant's own limit overrides it "
+        "(`PUT /v1/admin/tenants/{tenant_id}/limits`).",
+    )
+    quota_messages_per_day: int = Field(
+        0, ge=0, description="Messages a tenant may append per day (0: unlimited); overridable per tenant."
+    )
+    tenant_max_concurrent: int = Field(
+        16,
+        ge=0,
+        description="Requests of one tenant in flight per API process (0: unlimited); keep it below "
+        "DB_POOL_SIZE + DB_MAX_OVERFLOW so one tenant cannot hold every connection.",
+    )
+    unauthenticated_rps: float = Field(
+        10.0,
+        gt=0,
+        description="Requests per second per client address that carry no key, or an unknown or revoked one.",
+    )
+    unknown_key_cache_seconds: float = Field(
+        60.0, ge=0, description="How long an unknown key is answered 401 without asking the database."
+    )
+    export_pool_size: int = Field(
+        4, ge=1, le=100, description="Connections (per API process) for exports, apart from the request pool."
+    )
+    export_idle_seconds: float = Field(
+        30.0, gt=0, description="An export whose client reads nothing for this long is cut off."
+    )
+
     @field_validator("redis_url")
     @classmethod
     def _check_redis_url(cls, url: str | None) -> str | None:

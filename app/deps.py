@@ -6,6 +6,8 @@ an append's CPU.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -13,12 +15,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
-from app.auth import KeyCache, current_tenant, require_admin
+from app.auth import Caller, KeyResolver, current_caller, current_tenant, require_admin
 from app.cache import WindowCache
 from app.config import Settings
 from app.db.engine import AfterCommit, read_connection, transaction
+from app.gate import Admission
 from app.indexing.wake import Waker
 from app.limits import Limits
+
+ChargeMessages = Callable[[int], Awaitable[None]]
 
 
 async def _limits(request: Request) -> Limits:
@@ -51,14 +56,19 @@ async def _engine(request: Request) -> AsyncEngine:
     return engine
 
 
+async def _export_engine(request: Request) -> AsyncEngine:
+    engine: AsyncEngine = request.state.export_engine
+    return engine
+
+
 async def _window_cache(request: Request) -> WindowCache:
     cache: WindowCache = request.state.cache
     return cache
 
 
-async def _key_cache(request: Request) -> KeyCache:
-    cache: KeyCache = request.state.key_cache
-    return cache
+async def _key_resolver(request: Request) -> KeyResolver:
+    keys: KeyResolver = request.state.keys
+    return keys
 
 
 async def _user_id(
@@ -77,6 +87,13 @@ async def _session_id(
     return session_id
 
 
+async def _message_quota(
+    request: Request, caller: Annotated[Caller, Depends(current_caller)]
+) -> ChargeMessages:
+    admission: Admission = request.state.admission
+    return partial(admission.charge_messages, caller)
+
+
 Conn = Annotated[AsyncConnection, Depends(transaction, scope="function")]
 
 
@@ -90,13 +107,16 @@ Commit = Annotated[AfterCommit, Depends(_after_commit)]
 ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
 Cache = Annotated[WindowCache, Depends(_window_cache)]
 Engine = Annotated[AsyncEngine, Depends(_engine)]  # for work after the request's commit
+ExportEngine = Annotated[AsyncEngine, Depends(_export_engine)]  # long reads: a pool of their own
 TenantId = Annotated[str, Depends(current_tenant)]
+CurrentCaller = Annotated[Caller, Depends(current_caller)]
 Admin = Depends(require_admin)
 CheckedLimits = Annotated[Limits, Depends(_limits)]
 Tok = Annotated[Tokenizer, Depends(_tokenizer)]
-Keys = Annotated[KeyCache, Depends(_key_cache)]
+Keys = Annotated[KeyResolver, Depends(_key_resolver)]
 Config = Annotated[Settings, Depends(_settings)]
 Embed = Annotated[Embedder, Depends(_embedder)]
 Wake = Annotated[Waker, Depends(_waker)]
+MessageQuota = Annotated[ChargeMessages, Depends(_message_quota)]  # counts appended messages (429)
 UserIdPath = Annotated[str, Depends(_user_id)]
 SessionIdPath = Annotated[str, Depends(_session_id)]

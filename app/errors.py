@@ -15,6 +15,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from app.db.outage import OUTAGE_ERRORS, is_outage
 from app.jsonutil import dumps
@@ -86,6 +87,13 @@ class IdempotencyConflict(AppError):
 
 class PayloadTooLarge(AppError):
     status, slug, title = 413, "payload-too-large", "Payload too large"
+
+
+class RequestTimeout(AppError):
+    status, slug, title = 408, "request-timeout", "Request timeout"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, headers={"Connection": "close"})
 
 
 class UnsupportedMediaType(AppError):
@@ -204,6 +212,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    """The client left while its body was read: nobody to answer, and no server error (499)."""
+    return Response(status_code=499)
+
+
 async def _database_down(request: Request, exc: Exception) -> Response:
     _log.warning("database unavailable", error=type(exc).__name__, path=request.url.path)
     return problem_response(
@@ -238,6 +251,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AppError, _app_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(ClientDisconnect, _client_gone)
     # Lost connections, refused connects and an exhausted pool are outages, not bugs: 503.
     for outage in OUTAGE_ERRORS:
         app.add_exception_handler(outage, _database_down)
@@ -278,6 +292,7 @@ _DESCRIPTIONS = {
     409: "Conflicts with the current state.",
     413: "Body, content, batch or metadata over its limit.",
     415: "The body is not JSON.",
+    429: "Over a rate limit, quota or concurrency cap (see `Retry-After`).",
     422: "The input has the wrong shape or values.",
     503: "A dependency is down.",
 }

@@ -8,22 +8,23 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TypedDict
 
 import structlog
-from cachetools import TTLCache
 from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
-from app.auth import KeyCache
+from app.auth import KeyResolver
 from app.cache import WindowCache
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
-from app.db.engine import make_engine, make_key_engine
+from app.db.engine import make_engine, make_export_engine, make_key_engine
 from app.db.migrate import upgrade
+from app.gate import Admission
 from app.indexing.wake import Waker
 from app.limits import Limits
-from app.metrics import Metrics
+from app.metrics import Metrics, pool_stats
+from app.ratelimit.limiter import Counter
 from app.redis_client import make_redis
 from app.runtime import start_embedder
 from app.tenants.service import ensure_tenant
@@ -41,8 +42,9 @@ class State(TypedDict):
     tokenizer: Tokenizer
     limits: Limits
     metrics: Metrics
-    key_cache: KeyCache
-    key_engine: AsyncEngine
+    keys: KeyResolver
+    admission: Admission
+    export_engine: AsyncEngine
     cache: WindowCache
 
 
@@ -60,7 +62,8 @@ def make_lifespan(
             await upgrade(url, settings.embedding_dim)
         engine = make_engine(settings, url)
         key_engine = make_key_engine(url)
-        metrics.watch_pool(lambda: _pool_stats(engine))
+        export_engine = make_export_engine(settings, url)
+        metrics.watch_pool(lambda: pool_stats(engine))
         # A cache must fail fast: a hung Redis costs each request at most the timeout, once, then
         # WindowCache stays away from it for a second.
         redis = make_redis(settings.redis_url, timeout=settings.redis_timeout_seconds)
@@ -80,6 +83,9 @@ def make_lifespan(
                 settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, wake=wake
             )
             worker_task = asyncio.create_task(worker.run(stop), name="engram-worker")
+        keys = KeyResolver(
+            key_engine, ttl=settings.api_key_cache_seconds, unknown_ttl=settings.unknown_key_cache_seconds
+        )
         try:
             yield State(
                 settings=settings,
@@ -90,8 +96,9 @@ def make_lifespan(
                 tokenizer=Tokenizer(settings.tokenizer),
                 limits=Limits(settings),
                 metrics=metrics,
-                key_cache=TTLCache(maxsize=10_000, ttl=max(settings.api_key_cache_seconds, 1e-3)),
-                key_engine=key_engine,
+                keys=keys,
+                admission=Admission(settings, keys, Counter(redis)),
+                export_engine=export_engine,
                 cache=WindowCache(
                     redis,
                     window=settings.cache_window_messages,
@@ -108,17 +115,8 @@ def make_lifespan(
                 await redis.aclose()
             await engine.dispose()
             await key_engine.dispose()
+            await export_engine.dispose()
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 
     return lifespan
-
-
-def _pool_stats(engine: AsyncEngine) -> dict[str, int]:
-    pool = engine.pool
-    stats = {}
-    for name in ("size", "checkedout", "overflow", "checkedin"):
-        read = getattr(pool, name, None)
-        if callable(read):
-            stats[name] = int(read())
-    return stats

@@ -9,6 +9,7 @@ from app import __version__
 from app.api import root
 from app.config import Settings
 from app.errors import install_error_handlers
+from app.gate import GateMiddleware
 from app.lifespan import make_lifespan
 from app.logging import configure_logging
 from app.mcp.http import PATH as MCP_PATH
@@ -54,8 +55,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
     app.add_middleware(
-        RequestGuardMiddleware, max_body_bytes=settings.max_body_bytes, streamed=[import_body(settings)]
+        RequestGuardMiddleware,
+        max_body_bytes=settings.max_body_bytes,
+        streamed=[import_body(settings)],
+        body_timeout=settings.body_timeout_seconds,
     )
+    # Outside the guard: a caller is admitted from its headers before any body is read.
+    app.add_middleware(GateMiddleware)
     routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH, *UI_PATHS])
     app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
     return app

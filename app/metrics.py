@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
@@ -23,6 +24,20 @@ class _PoolCollector(Collector):
             g = GaugeMetricFamily(f"engram_db_pool_{name}", f"Database pool: {name} connections.")
             g.add_metric([], value)
             yield g
+
+
+def pool_stats(engine: AsyncEngine) -> dict[str, int]:
+    """A QueuePool's figures. Its `overflow()` counts from -size up (connections opened beyond
+    the pool's size, negative while the pool is not yet full): the gauge shows the overflow in use."""
+    pool = engine.pool
+    stats = {}
+    for name in ("size", "checkedout", "overflow", "checkedin"):
+        read = getattr(pool, name, None)
+        if callable(read):
+            stats[name] = int(read())
+    if "overflow" in stats:
+        stats["overflow"] = max(0, stats["overflow"])
+    return stats
 
 
 class Metrics:

@@ -1,12 +1,16 @@
 """Pure ASGI middleware (no BaseHTTPMiddleware: it costs latency on every request).
 
 - request context: `X-Request-ID` accepted or generated, echoed, bound to every log line;
-  metrics and one access log line per request;
-- request guard: body size (413) and JSON media type (415) checked before any work is done.
+  metrics and one access log line per request (499 when the client left before the answer);
+- request guard: body size (413), JSON media type (415), UTF-8 without a byte order mark (400)
+  and the body's arrival in time (408) checked before any work is done.
+
+A refusal here closes the connection (`Connection: close`): the rest of the body is never read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
@@ -17,9 +21,17 @@ import structlog
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import PayloadTooLarge, UnsupportedMediaType, problem_response
+from app.errors import (
+    AppError,
+    MalformedJSON,
+    PayloadTooLarge,
+    RequestTimeout,
+    UnsupportedMediaType,
+    problem_response,
+)
 from app.metrics import Metrics
 
+CLIENT_CLOSED = 499  # nginx's "client closed request"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 _access = structlog.get_logger("engram.access")
 
@@ -66,17 +78,27 @@ class RequestContextMiddleware:
         bound = structlog.contextvars.bind_contextvars(request_id=request_id)
         started = time.perf_counter()
         status = 500
+        answered = left = False
+
+        async def receive_wrapper() -> Message:
+            nonlocal left
+            message = await receive()
+            left = left or message["type"] == "http.disconnect"
+            return message
 
         async def send_wrapper(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answered
             if message["type"] == "http.response.start":
                 status = int(message["status"])  # the MCP SDK answers with an HTTPStatus
+                answered = True
                 MutableHeaders(scope=message)["X-Request-ID"] = request_id
             await send(message)
 
         try:
-            await self.app(scope, receive, send_wrapper)
+            await self.app(scope, receive_wrapper, send_wrapper)
         finally:
+            if left and not answered:
+                status = CLIENT_CLOSED  # the client gave up: not a server error
             elapsed = time.perf_counter() - started
             self.metrics.observe(scope["method"], self.routes.match(scope["path"]), status, elapsed)
             _access.info(
@@ -104,10 +126,17 @@ class StreamedBody:
 
 
 class RequestGuardMiddleware:
-    def __init__(self, app: ASGIApp, max_body_bytes: int, streamed: Sequence[StreamedBody] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        streamed: Sequence[StreamedBody] = (),
+        body_timeout: float = 30.0,
+    ) -> None:
         self.app = app
         self.max = max_body_bytes
         self.streamed = tuple(streamed)
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
@@ -120,34 +149,42 @@ class RequestGuardMiddleware:
             return
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > self.max:
-            await self._reject(scope, send, _too_large(self.max, "ENGRAM_MAX_BODY_BYTES"))
+            await refuse(scope, send, _too_large(self.max, "ENGRAM_MAX_BODY_BYTES"))
             return
         ctype = headers.get("content-type", "")
         if length not in (None, "0") and not _is_json(ctype):
             exc = UnsupportedMediaType(f"Send JSON with Content-Type: application/json, not {ctype!r}.")
-            await self._reject(scope, send, exc)
+            await refuse(scope, send, exc)
             return
 
         # The app reads the whole body anyway; reading it here first lets an oversize body be
-        # refused with a 413 before any parsing or database work.
+        # refused with a 413 before any parsing or database work, and a slow one with a 408.
         chunks: list[bytes] = []
         seen = 0
         more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            seen += len(chunk)
-            if seen > self.max:
-                await self._reject(scope, send, _too_large(self.max, "ENGRAM_MAX_BODY_BYTES"))
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while more:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        return
+                    chunk = message.get("body", b"")
+                    seen += len(chunk)
+                    if seen > self.max:
+                        await refuse(scope, send, _too_large(self.max, "ENGRAM_MAX_BODY_BYTES"))
+                        return
+                    chunks.append(chunk)
+                    more = message.get("more_body", False)
+        except TimeoutError:
+            await refuse(scope, send, _too_slow(self.body_timeout))
+            return
         body = b"".join(chunks)
         if body and length is None and not _is_json(ctype):  # a chunked body: its type is checked now
             exc = UnsupportedMediaType(f"Send JSON with Content-Type: application/json, not {ctype!r}.")
-            await self._reject(scope, send, exc)
+            await refuse(scope, send, exc)
+            return
+        if body and not _is_plain_utf8(body):
+            await refuse(scope, send, _NOT_UTF8)
             return
         replayed = False
 
@@ -165,7 +202,7 @@ class RequestGuardMiddleware:
     ) -> None:
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > route.max_bytes:
-            await self._reject(scope, send, _too_large(route.max_bytes, route.setting))
+            await refuse(scope, send, _too_large(route.max_bytes, route.setting))
             return
         ctype = headers.get("content-type", "")
         media = ctype.split(";", 1)[0].strip().lower()
@@ -174,20 +211,55 @@ class RequestGuardMiddleware:
             exc = UnsupportedMediaType(
                 f"Send JSON Lines with Content-Type: {route.media_type}, not {ctype!r}."
             )
-            await self._reject(scope, send, exc)
+            await refuse(scope, send, exc)
             return
-        await self.app(scope, receive, send)
+        timeout = self.body_timeout
 
-    async def _reject(self, scope: Scope, send: Send, exc: PayloadTooLarge | UnsupportedMediaType) -> None:
-        response = problem_response(
-            status=exc.status,
-            slug=exc.slug,
-            title=exc.title,
-            detail=exc.detail,
-            instance=scope["path"],
-            extra=exc.extra,
-        )
-        await response(scope, _never_receive, send)
+        async def timed_receive() -> Message:
+            # The route reads at its own pace; only the client's silence while it waits counts.
+            try:
+                async with asyncio.timeout(timeout):
+                    return await receive()
+            except TimeoutError:
+                raise _too_slow(timeout) from None
+
+        await self.app(scope, timed_receive, send)
+
+
+async def refuse(scope: Scope, send: Send, exc: AppError) -> None:
+    """Answer `exc` and close the connection: a body not yet read is never read."""
+    response = problem_response(
+        status=exc.status,
+        slug=exc.slug,
+        title=exc.title,
+        detail=exc.detail,
+        instance=scope["path"],
+        errors=exc.errors,
+        headers={**(exc.headers or {}), "Connection": "close"},
+        extra=exc.extra,
+    )
+    await response(scope, _never_receive, send)
+
+
+_NOT_UTF8 = MalformedJSON("The request body is not valid JSON in UTF-8 (without a byte order mark).")
+
+
+def _is_plain_utf8(body: bytes) -> bool:
+    """JSON over HTTP is UTF-8 without a BOM (RFC 8259 §8.1). The JSON parser would guess UTF-16 or
+    UTF-32 from NUL bytes and skip a BOM; a NUL is never valid in JSON text anyway."""
+    if body.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or b"\x00" in body:
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _too_slow(seconds: float) -> RequestTimeout:
+    return RequestTimeout(
+        f"The request body did not arrive within {seconds:g} s (ENGRAM_BODY_TIMEOUT_SECONDS)."
+    )
 
 
 def _too_large(limit: int, setting: str) -> PayloadTooLarge:

@@ -486,6 +486,7 @@ def concrete(path: str) -> str:
         "message_id": str(uuid.uuid4()),
         "key_id": str(uuid.uuid4()),
         "fact_id": str(uuid.uuid4()),
+        "tenant_id": "acme",
     }
     for name, value in fill.items():
         path = path.replace("{" + name + "}", value)

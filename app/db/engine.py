@@ -7,7 +7,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import NullPool
 
 from app.config import Settings
 from app.db.outage import count_session_end_as_disconnect
@@ -23,16 +22,25 @@ def async_url(url: str) -> str:
     return urlunsplit(("postgresql+asyncpg", *parts[1:]))
 
 
-def make_engine(settings: Settings, url: str) -> AsyncEngine:
+def make_engine(
+    settings: Settings,
+    url: str,
+    *,
+    pool_size: int | None = None,
+    max_overflow: int | None = None,
+    application_name: str = "engram",
+) -> AsyncEngine:
     engine = create_async_engine(
         async_url(url),
-        pool_size=settings.db_pool_size,
-        max_overflow=settings.db_max_overflow,
+        pool_size=settings.db_pool_size if pool_size is None else pool_size,
+        max_overflow=settings.db_max_overflow if max_overflow is None else max_overflow,
         pool_timeout=settings.db_pool_timeout,
         # No ping per checkout (it cost three round trips a request): a connection broken by a
         # database restart fails its one request with a 503, and the pool is then renewed.
         pool_pre_ping=False,
-        connect_args={"server_settings": {"application_name": "engram", "timezone": "UTC"}},
+        # Logs never hold content: a failed statement's error shows its SQL, not its values.
+        hide_parameters=True,
+        connect_args={"server_settings": {"application_name": application_name, "timezone": "UTC"}},
         # jsonb prints a stored 1e30 as 1000...0; json.loads made that an int too big for orjson
         # (every later dumps of that metadata failed: cache writes, merge patches). orjson reads
         # it back as the float it was.
@@ -42,12 +50,23 @@ def make_engine(settings: Settings, url: str) -> AsyncEngine:
     return engine
 
 
+def make_export_engine(settings: Settings, url: str) -> AsyncEngine:
+    """Exports stream for as long as their client reads: from a small pool of their own, so no
+    number of slow downloads can take the request pool's connections."""
+    return make_engine(
+        settings, url, pool_size=settings.export_pool_size, max_overflow=0, application_name="engram-export"
+    )
+
+
 def make_key_engine(url: str) -> AsyncEngine:
-    """API-key lookups on a cache miss: a fresh connection each (no pool to wait on). Misses
-    are rare (once per key per ENGRAM_API_KEY_CACHE_SECONDS per process)."""
+    """API-key lookups on a cache miss, from a small pool of their own outside the request pool:
+    a flood of unknown keys opens no connection per request (and is limited per address)."""
     return create_async_engine(
         async_url(url),
-        poolclass=NullPool,
+        pool_size=2,
+        max_overflow=2,
+        pool_timeout=10,
+        hide_parameters=True,
         connect_args={"server_settings": {"application_name": "engram-auth", "timezone": "UTC"}},
     )
 

@@ -74,6 +74,9 @@ class Tenant(SQLModel, table=True):
     __tablename__ = "tenants"
     tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
     created_at: datetime = _ts()
+    # The tenant's own limits; NULL: ENGRAM_RATE_LIMIT_RPS / ENGRAM_QUOTA_MESSAGES_PER_DAY.
+    rate_limit_rps: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
+    messages_per_day: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
 
 
 class ApiKey(SQLModel, table=True):

@@ -11,7 +11,18 @@ from typing import Annotated
 from fastapi import APIRouter, BackgroundTasks, Header, Query, Response
 from pydantic import AfterValidator
 
-from app.deps import Cache, CheckedLimits, Commit, Config, Conn, SessionIdPath, TenantId, Tok, Wake
+from app.deps import (
+    Cache,
+    CheckedLimits,
+    Commit,
+    Config,
+    Conn,
+    MessageQuota,
+    SessionIdPath,
+    TenantId,
+    Tok,
+    Wake,
+)
 from app.errors import problem_responses
 from app.memory.service import write_through
 from app.messages import service
@@ -54,7 +65,7 @@ IdempotencyKey = Annotated[
     description="Appends 1..N messages in order; each gets the next `seq` of the session. The "
     "answer comes once they are durably committed; embedding and other derived work happen "
     "later, in the background. Send `Idempotency-Key` to make retries safe.",
-    responses=problem_responses(404, 409, 413),
+    responses=problem_responses(404, 409, 413, 429),
 )
 async def append_messages(
     session_id: SessionIdPath,
@@ -69,9 +80,11 @@ async def append_messages(
     tasks: BackgroundTasks,
     after_commit: Commit,
     response: Response,
+    quota: MessageQuota,
     idempotency_key: IdempotencyKey = None,
 ) -> AppendResponse:
     body.check_limits(limits)
+    await quota(len(body.messages))
     done = await service.append_messages(
         conn,
         tenant_id=tenant,

@@ -7,12 +7,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.auth import forget_key
 from app.deps import Admin, CheckedLimits, Conn, Keys
 from app.errors import problem_responses
 from app.pagination import Page
 from app.tenants import service
-from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut
+from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut, TenantLimits, TenantLimitsOut
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Admin])
 
@@ -60,5 +59,34 @@ async def list_keys(
 )
 async def revoke_key(key_id: uuid.UUID, conn: Conn, keys: Keys) -> Response:
     await service.revoke_key(conn, key_id=key_id)
-    forget_key(keys, key_id)
+    keys.forget(key_id)
     return Response(status_code=204)
+
+
+@router.get(
+    "/tenants/{tenant_id}/limits",
+    summary="Read a tenant's limits",
+    description="The tenant's own requests per second and messages per day (null: the server's "
+    "settings ENGRAM_RATE_LIMIT_RPS and ENGRAM_QUOTA_MESSAGES_PER_DAY apply).",
+    responses=problem_responses(403, 404),
+)
+async def get_tenant_limits(tenant_id: str, conn: Conn, limits: CheckedLimits) -> TenantLimitsOut:
+    limits.check_id(tenant_id, ["path", "tenant_id"])
+    return await service.get_limits(conn, tenant_id=tenant_id)
+
+
+@router.put(
+    "/tenants/{tenant_id}/limits",
+    summary="Set a tenant's limits",
+    description="Sets the tenant's own requests per second and messages per day (0: unlimited; "
+    "null: the server's settings). Applies at once on this process, and within "
+    "ENGRAM_API_KEY_CACHE_SECONDS on the others.",
+    responses=problem_responses(403, 404),
+)
+async def set_tenant_limits(
+    tenant_id: str, body: TenantLimits, conn: Conn, limits: CheckedLimits, keys: Keys
+) -> TenantLimitsOut:
+    limits.check_id(tenant_id, ["path", "tenant_id"])
+    out = await service.set_limits(conn, tenant_id=tenant_id, limits=body)
+    keys.forget_tenant(tenant_id)
+    return out

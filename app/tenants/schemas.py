@@ -26,3 +26,26 @@ class KeyOut(BaseModel):
 
 class KeyCreated(KeyOut):
     key: str = Field(description="The API key. Shown once: only its hash is stored.")
+
+
+class TenantLimits(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"rate_limit_rps": 50, "messages_per_day": 100000}]},
+    )
+    rate_limit_rps: float | None = Field(
+        None,
+        ge=0,
+        le=1_000_000,
+        description="Requests per second (0: unlimited; null: ENGRAM_RATE_LIMIT_RPS).",
+    )
+    messages_per_day: int | None = Field(
+        None,
+        ge=0,
+        le=2**53 - 1,
+        description="Messages appended per day (0: unlimited; null: ENGRAM_QUOTA_MESSAGES_PER_DAY).",
+    )
+
+
+class TenantLimitsOut(TenantLimits):
+    tenant_id: str

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.errors import NotFound
 from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
-from app.tenants.schemas import KeyCreated, KeyOut
+from app.tenants.schemas import KeyCreated, KeyOut, TenantLimits, TenantLimitsOut
 
 KEY_PREFIX = "egm_"
 
@@ -93,12 +93,54 @@ async def revoke_key(conn: AsyncConnection, *, key_id: uuid.UUID) -> None:
         raise NotFound(f"No API key {key_id}.")
 
 
-async def tenant_for_key(conn: AsyncConnection, *, key: str) -> tuple[str, uuid.UUID] | None:
-    """(tenant, key id) of a live key, or None for an unknown or revoked one."""
+KeyOwner = tuple[str, uuid.UUID, float | None, int | None]
+
+
+async def tenant_for_key(conn: AsyncConnection, *, key: str) -> KeyOwner | None:
+    """(tenant, key id, the tenant's requests per second, its messages per day) of a live key, or
+    None for an unknown or revoked one."""
     row = (
         await conn.execute(
-            text("SELECT tenant_id, key_id FROM api_keys WHERE key_hash = :h AND revoked_at IS NULL"),
+            text(
+                "SELECT k.tenant_id, k.key_id, t.rate_limit_rps, t.messages_per_day FROM api_keys k "
+                "JOIN tenants t USING (tenant_id) WHERE k.key_hash = :h AND k.revoked_at IS NULL"
+            ),
             {"h": hash_key(key)},
         )
     ).first()
-    return (row[0], row[1]) if row else None
+    return (row[0], row[1], row[2], row[3]) if row else None
+
+
+async def set_limits(conn: AsyncConnection, *, tenant_id: str, limits: TenantLimits) -> TenantLimitsOut:
+    row = (
+        (
+            await conn.execute(
+                text(
+                    "UPDATE tenants SET rate_limit_rps = :r, messages_per_day = :m WHERE tenant_id = :t "
+                    "RETURNING tenant_id, rate_limit_rps, messages_per_day"
+                ),
+                {"t": tenant_id, "r": limits.rate_limit_rps, "m": limits.messages_per_day},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No tenant {tenant_id}.")
+    return TenantLimitsOut(**row)
+
+
+async def get_limits(conn: AsyncConnection, *, tenant_id: str) -> TenantLimitsOut:
+    row = (
+        (
+            await conn.execute(
+                text("SELECT tenant_id, rate_limit_rps, messages_per_day FROM tenants WHERE tenant_id = :t"),
+                {"t": tenant_id},
+            )
+        )
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"No tenant {tenant_id}.")
+    return TenantLimitsOut(**row)

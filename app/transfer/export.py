@@ -3,13 +3,14 @@
 
 Everything is read in one REPEATABLE READ, read-only transaction, so the file is one consistent
 snapshot however long the download takes, and in keyset pages, so memory stays at a page whatever
-the user's size. The stream holds its own connection for as long as the client reads.
+the user's size. The stream holds a connection of the export pool (ENGRAM_EXPORT_POOL_SIZE)
+for as long as the client reads, and no longer than ENGRAM_EXPORT_IDLE_SECONDS without a read.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -67,7 +68,7 @@ def _line(kind: str, row: Any) -> bytes:
 
 async def export_user(
     engine: AsyncEngine, *, tenant_id: str, user_id: str, page_size: int = PAGE
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """The user's file, a page of lines per chunk. The first chunk (header and user) is produced
     before anything is sent, so a missing user is a 404 (NotFound from the first `anext`)."""
     async with engine.connect() as conn:

@@ -34,7 +34,9 @@ from app.messages.schemas import Role, as_utc
 FORMAT = "engram.export"
 VERSION = 1
 NDJSON = "application/x-ndjson"
-_SEQ_MAX = 2**63 - 1
+# Appends add to last_seq in a bigint: a seq near 2^63 would overflow on the next append. 2^53 - 1
+# also stays exact in JSON readers that hold numbers as doubles (the TypeScript client).
+_SEQ_MAX = 2**53 - 1
 _INT_MAX = 2**31 - 1
 # A fact cites the messages it was read from; more than this is no longer a citation.
 MAX_SOURCES = 10_000

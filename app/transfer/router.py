@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import StreamingResponse
 
 from app.config import Settings
-from app.deps import CheckedLimits, Config, Engine, TenantId, Tok, UserIdPath, Wake
+from app.deps import CheckedLimits, Config, Engine, ExportEngine, TenantId, Tok, UserIdPath, Wake
 from app.errors import problem_responses
 from app.middleware import StreamedBody
 from app.summaries.policy import SummaryPolicy
 from app.transfer import export, importer, upload
 from app.transfer.format import NDJSON
 from app.transfer.schemas import ImportResult
+from app.transfer.stream import IdleLimitedStream
 
 router = APIRouter(prefix="/users/{user_id}", tags=["export and import"])
 
@@ -52,20 +53,26 @@ def import_body(settings: Settings) -> StreamedBody:
     response_class=StreamingResponse,
     responses={200: {"description": "The export file.", "content": _FILE}, **problem_responses(404)},
 )
-async def export_user(user_id: UserIdPath, engine: Engine, tenant: TenantId) -> StreamingResponse:
+async def export_user(
+    user_id: UserIdPath, engine: ExportEngine, tenant: TenantId, settings: Config
+) -> StreamingResponse:
     stream = export.export_user(engine, tenant_id=tenant, user_id=user_id)
     first = await anext(stream)  # a missing user raises here, before any byte is sent
-    return StreamingResponse(
+    return IdleLimitedStream(
         _prepend(first, stream),
+        idle_seconds=settings.export_idle_seconds,
         media_type=NDJSON,
         headers={"Content-Disposition": f'attachment; filename="{user_id}.engram.jsonl"'},
     )
 
 
-async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    yield first
-    async for chunk in rest:
-        yield chunk
+async def _prepend(first: bytes, rest: AsyncGenerator[bytes, None]) -> AsyncIterator[bytes]:
+    try:
+        yield first
+        async for chunk in rest:
+            yield chunk
+    finally:
+        await rest.aclose()  # ends the snapshot and returns its connection now, not at GC
 
 
 @router.post(
