@@ -108,6 +108,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/tenants/{tenant_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a tenant's limits
+         * @description The tenant's own requests per second and messages per day (null: the server's settings ENGRAM_RATE_LIMIT_RPS and ENGRAM_QUOTA_MESSAGES_PER_DAY apply).
+         */
+        get: operations["get_tenant_limits"];
+        /**
+         * Set a tenant's limits
+         * @description Sets the tenant's own requests per second and messages per day (0: unlimited; null: the server's settings). Applies at once on this process, and within ENGRAM_API_KEY_CACHE_SECONDS on the others.
+         */
+        put: operations["set_tenant_limits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/facts/{fact_id}": {
         parameters: {
             query?: never;
@@ -2057,6 +2081,46 @@ export interface components {
             summary: components["schemas"]["SummaryOut"] | null;
         };
         /**
+         * TenantLimits
+         * @example {
+         *       "messages_per_day": 100000,
+         *       "rate_limit_rps": 50
+         *     }
+         */
+        TenantLimits: {
+            /**
+             * Messages Per Day
+             * @description Messages appended per day (0: unlimited; null: ENGRAM_QUOTA_MESSAGES_PER_DAY).
+             */
+            messages_per_day?: number | null;
+            /**
+             * Rate Limit Rps
+             * @description Requests per second (0: unlimited; null: ENGRAM_RATE_LIMIT_RPS).
+             */
+            rate_limit_rps?: number | null;
+        };
+        /**
+         * TenantLimitsOut
+         * @example {
+         *       "messages_per_day": 100000,
+         *       "rate_limit_rps": 50
+         *     }
+         */
+        TenantLimitsOut: {
+            /**
+             * Messages Per Day
+             * @description Messages appended per day (0: unlimited; null: ENGRAM_QUOTA_MESSAGES_PER_DAY).
+             */
+            messages_per_day?: number | null;
+            /**
+             * Rate Limit Rps
+             * @description Requests per second (0: unlimited; null: ENGRAM_RATE_LIMIT_RPS).
+             */
+            rate_limit_rps?: number | null;
+            /** Tenant Id */
+            tenant_id: string;
+        };
+        /**
          * UserOut
          * @example {
          *       "created_at": "2026-11-25T10:00:00Z",
@@ -2372,6 +2436,153 @@ export interface operations {
             };
             /** @description No such resource in your tenant. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_tenant_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantLimitsOut"];
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed with this credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_tenant_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantLimits"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantLimitsOut"];
+                };
+            };
+            /** @description Malformed JSON or an invalid cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed with this credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, content, batch or metadata over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3520,6 +3731,15 @@ export interface operations {
             };
             /** @description The input has the wrong shape or values. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit, quota or concurrency cap (see `Retry-After`). */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

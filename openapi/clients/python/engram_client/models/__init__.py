@@ -69,6 +69,8 @@ from .summarize_accepted import SummarizeAccepted
 from .summary_out import SummaryOut
 from .summary_ref import SummaryRef
 from .summary_state import SummaryState
+from .tenant_limits import TenantLimits
+from .tenant_limits_out import TenantLimitsOut
 from .user_out import UserOut
 from .user_out_metadata import UserOutMetadata
 from .user_upsert import UserUpsert
@@ -144,6 +146,8 @@ __all__ = (
     "SummaryOut",
     "SummaryRef",
     "SummaryState",
+    "TenantLimits",
+    "TenantLimitsOut",
     "UserOut",
     "UserOutMetadata",
     "UserUpsert",

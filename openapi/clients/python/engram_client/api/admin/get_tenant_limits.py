@@ -1,0 +1,188 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.tenant_limits_out import TenantLimitsOut
+from ...types import Response
+
+
+def _get_kwargs(
+    tenant_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/admin/tenants/{tenant_id}/limits".format(
+            tenant_id=quote(str(tenant_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | TenantLimitsOut | None:
+    if response.status_code == 200:
+        response_200 = TenantLimitsOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | TenantLimitsOut]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    tenant_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Problem | TenantLimitsOut]:
+    """Read a tenant's limits
+
+     The tenant's own requests per second and messages per day (null: the server's settings
+    ENGRAM_RATE_LIMIT_RPS and ENGRAM_QUOTA_MESSAGES_PER_DAY apply).
+
+    Args:
+        tenant_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TenantLimitsOut]
+    """
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    tenant_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Problem | TenantLimitsOut | None:
+    """Read a tenant's limits
+
+     The tenant's own requests per second and messages per day (null: the server's settings
+    ENGRAM_RATE_LIMIT_RPS and ENGRAM_QUOTA_MESSAGES_PER_DAY apply).
+
+    Args:
+        tenant_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TenantLimitsOut
+    """
+
+    return sync_detailed(
+        tenant_id=tenant_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    tenant_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Problem | TenantLimitsOut]:
+    """Read a tenant's limits
+
+     The tenant's own requests per second and messages per day (null: the server's settings
+    ENGRAM_RATE_LIMIT_RPS and ENGRAM_QUOTA_MESSAGES_PER_DAY apply).
+
+    Args:
+        tenant_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TenantLimitsOut]
+    """
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    tenant_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Problem | TenantLimitsOut | None:
+    """Read a tenant's limits
+
+     The tenant's own requests per second and messages per day (null: the server's settings
+    ENGRAM_RATE_LIMIT_RPS and ENGRAM_QUOTA_MESSAGES_PER_DAY apply).
+
+    Args:
+        tenant_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TenantLimitsOut
+    """
+
+    return (
+        await asyncio_detailed(
+            tenant_id=tenant_id,
+            client=client,
+        )
+    ).parsed
