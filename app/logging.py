@@ -1,11 +1,54 @@
-"""Structured logs (JSON by default) carrying the request id through contextvars."""
+"""Structured logs (JSON by default) carrying the request id through contextvars.
+
+Logs never hold content: an exception is logged as its type and frames, without its message,
+which may quote a value (a database error quotes the row it refused).
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
+import traceback
+from types import TracebackType
+from typing import Any
 
 import structlog
+
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+
+
+def _exc_info(value: Any) -> ExcInfo | None:
+    if value is True:
+        value = sys.exc_info()
+    if isinstance(value, BaseException):
+        return type(value), value, value.__traceback__
+    if isinstance(value, tuple) and len(value) == 3 and value[0] is not None:
+        return value
+    return None
+
+
+def traceback_without_values(exc: BaseException) -> str:
+    """The traceback of `exc` and of its causes: frames and exception types, no messages."""
+    parts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        frames = "".join(traceback.format_tb(current.__traceback__))
+        kind = type(current)
+        parts.append(f"Traceback (most recent call last):\n{frames}{kind.__module__}.{kind.__qualname__}")
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    return "\n\nwhich was raised while handling, or caused by:\n\n".join(reversed(parts))
+
+
+def format_exc_without_values(
+    logger: Any, method: str, event: structlog.types.EventDict
+) -> structlog.types.EventDict:
+    """structlog's `format_exc_info`, minus the exception messages."""
+    info = _exc_info(event.pop("exc_info", None))
+    if info is not None:
+        event["exception"] = traceback_without_values(info[1])
+    return event
 
 
 def configure_logging(level: str = "info", json: bool = True) -> None:
@@ -16,7 +59,7 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
         structlog.stdlib.PositionalArgumentsFormatter(),
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.StackInfoRenderer(),
-        structlog.processors.format_exc_info,
+        format_exc_without_values,
     ]
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()

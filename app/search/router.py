@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.deps import CheckedLimits, Config, Conn, Embed, TenantId
+from app.deps import CheckedLimits, Config, Embed, Engine, TenantId
 from app.errors import problem_responses
 from app.search import service
 from app.search.schemas import SearchRequest, SearchResponse
@@ -26,11 +26,13 @@ router = APIRouter(prefix="/search", tags=["search"])
 )
 async def search(
     body: SearchRequest,
-    conn: Conn,
+    engine: Engine,
     tenant: TenantId,
     limits: CheckedLimits,
     settings: Config,
     embedder: Embed,
 ) -> SearchResponse:
     body.check_limits(limits, settings.max_query_chars)
-    return await service.search(conn, tenant_id=tenant, req=body, embedder=embedder, settings=settings)
+    return await service.search_when_indexed(
+        engine, tenant_id=tenant, req=body, embedder=embedder, settings=settings
+    )

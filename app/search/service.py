@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import TextClause
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.ai.embedder import Embedder
 from app.config import Settings
@@ -45,17 +45,7 @@ async def search(
     fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None
     summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
     await conn.execute(q.CUSTOM_PLANS)
-    # Written summaries and extracted facts are embedded in the transaction that writes them;
-    # messages, facts written over the API and imported summaries are embedded by the worker
-    # afterwards: those may be waited for.
-    waits: list[tuple[TextClause, dict[str, Any]]] = []
-    if Kind.messages in kinds:
-        waits.append((q.pending_query(scope), scope.params))
-    if fact_scope is not None:
-        waits.append((facts.pending_query(fact_scope), fact_scope.params))
-    if summary_scope is not None:
-        waits.append((summaries.pending_query(summary_scope), summary_scope.params))
-    pending = await _wait_for_indexing(conn, waits, req.wait_for_indexing_ms / 1000)
+    pending = await _wait_for_indexing(conn, _pending_counts(tenant_id, req), req.wait_for_indexing_ms / 1000)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
@@ -239,6 +229,44 @@ async def _semantic(
 
 async def _rows(conn: AsyncConnection, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]
+
+
+async def search_when_indexed(
+    engine: AsyncEngine, *, tenant_id: str, req: SearchRequest, embedder: Embedder, settings: Settings
+) -> SearchResponse:
+    """`search` in a transaction of its own, after waiting for indexing (`wait_for_indexing_ms`)
+    without holding a connection: each poll borrows one for its counts, so waiting searches take
+    no shared capacity while they wait."""
+    if req.wait_for_indexing_ms > 0:
+        counts = _pending_counts(tenant_id, req)
+        deadline = time.monotonic() + req.wait_for_indexing_ms / 1000
+        while True:
+            async with engine.connect() as conn:
+                pending = await _wait_for_indexing(conn, counts, 0)
+            if pending == 0 or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(WAIT_STEP)
+        req = req.model_copy(update={"wait_for_indexing_ms": 0})  # its answer counts once more
+    async with engine.begin() as conn:
+        return await search(conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings)
+
+
+def _pending_counts(tenant_id: str, req: SearchRequest) -> list[tuple[TextClause, dict[str, Any]]]:
+    """Written summaries and extracted facts are embedded in the transaction that writes them;
+    messages, facts written over the API and imported summaries are embedded by the worker
+    afterwards: those may be waited for."""
+    kinds = set(req.kinds)
+    waits: list[tuple[TextClause, dict[str, Any]]] = []
+    if Kind.messages in kinds:
+        scope = q.build_scope(tenant_id, req)
+        waits.append((q.pending_query(scope), scope.params))
+    fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None
+    if fact_scope is not None:
+        waits.append((facts.pending_query(fact_scope), fact_scope.params))
+    summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
+    if summary_scope is not None:
+        waits.append((summaries.pending_query(summary_scope), summary_scope.params))
+    return waits
 
 
 async def _wait_for_indexing(
