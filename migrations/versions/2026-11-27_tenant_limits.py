@@ -1,7 +1,7 @@
 """tenant limits: a tenant's own requests-per-second and messages-per-day (NULL: the settings')
 
-Revision ID: 0006_tenant_limits
-Revises: 0005_fact_embed_retry
+Revision ID: 0007_tenant_limits
+Revises: 0006_fact_sources
 Create Date: 2026-11-26
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006_tenant_limits"
-down_revision: str | None = "0005_fact_embed_retry"
+revision: str = "0007_tenant_limits"
+down_revision: str | None = "0006_fact_sources"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
