@@ -1,8 +1,8 @@
 // The shell: sign-in, navigation and the hash router (#/view/arg?param=...).
-import { clearAuth, get, getAuth, request } from "./api.js";
+import { clearAuth, get, getAuth, request, setAuth } from "./api.js";
 import { clear } from "./dom.js";
 import { context, forgetContext, hideError, showError } from "./shell.js";
-import { renderLogin } from "./views/login.js";
+import { KEY_NAME, renderLogin } from "./views/login.js";
 import { renderUsers } from "./views/users.js";
 import { renderTimeline } from "./views/timeline.js";
 import { renderFacts } from "./views/facts.js";
@@ -119,4 +119,26 @@ window.addEventListener("hashchange", () => {
   main.focus({ preventScroll: true });
 });
 document.getElementById("sign-out").addEventListener("click", () => signOut("Signed out."));
-route();
+
+// A key minted from the admin token lives only as long as the page: revoked when the page goes
+// (closed, reloaded, navigated away), minted again when the tab comes back to it.
+window.addEventListener("pagehide", () => {
+  const auth = getAuth();
+  if (auth?.mode === "admin" && auth.keyId) {
+    fetch(`/v1/admin/keys/${auth.keyId}`, { method: "DELETE", keepalive: true, headers: { Authorization: `Bearer ${auth.admin}` } });
+  }
+});
+
+async function start() {
+  const auth = getAuth();
+  if (auth?.mode === "admin") {
+    try {
+      const created = await request("POST", "/v1/admin/keys", { token: auth.admin, body: { tenant_id: auth.tenant, name: KEY_NAME } });
+      setAuth({ ...auth, key: created.key, keyId: created.key_id });
+    } catch {
+      clearAuth(); // the admin token no longer works: sign in again
+    }
+  }
+  route();
+}
+start();

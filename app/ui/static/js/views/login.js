@@ -3,6 +3,9 @@
 import { ApiError, allPages, get, request, setAuth } from "../api.js";
 import { clear, field, h } from "../dom.js";
 
+/** The name of the keys the UI creates from the admin token (one per page load). */
+export const KEY_NAME = "memory inspector (browser session)";
+
 export function renderLogin(main, { message, onDone }) {
   clear(main);
   const secret = h("input", { type: "password", name: "secret", autocomplete: "off", spellcheck: "false", required: true });
@@ -79,7 +82,7 @@ export function renderLogin(main, { message, onDone }) {
           try {
             const created = await request("POST", "/v1/admin/keys", {
               token: admin,
-              body: { tenant_id: tenant, name: "memory inspector (browser session)" },
+              body: { tenant_id: tenant, name: KEY_NAME },
             });
             setAuth({ mode: "admin", key: created.key, keyId: created.key_id, tenant, admin });
             onDone();
