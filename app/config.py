@@ -144,6 +144,12 @@ class Settings(BaseSettings):
         4, ge=0, description="Newest messages a policy-triggered summary leaves out (still verbatim)."
     )
     summary_max_tokens: int = Field(400, ge=16, le=8192, description="Longest summary (tokens).")
+    summary_max_ratio: float = Field(
+        0.3,
+        gt=0,
+        le=1,
+        description="A local summary is at most this fraction of the tokens it covers (at least 16 tokens).",
+    )
     summary_max_input_tokens: int = Field(
         6000,
         ge=256,

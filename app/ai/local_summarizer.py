@@ -1,366 +1,323 @@
-"""A deterministic extractive summariser: no model server, only the local embedder.
+"""A deterministic offline summariser: no model server, only the local embedder and the tokenizer.
 
-The summary is a choice of the conversation's own sentences, each line "[date] Speaker: text" (the
-date only where it changes), in chronological order. Salience is similarity to the centroid of all
-candidate sentences plus boosts for what memories are made of (names, numbers, dates, first-person
-facts, preferences and plans); greetings and acknowledgements never compete, near-duplicates are
-skipped (MMR), and the previous summary's sentences run with a bonus so older key facts persist.
+A summary is a fraction of what it covers (ENGRAM_SUMMARY_MAX_RATIO of the covered tokens, at most
+the step's `max_tokens`), written as lines "[date] Speaker: statements" in the order things were
+said (the date only where it changes). It is made in three passes:
+
+1. statements: every sentence of the new turns, relative time words resolved against the turn's
+   `created_at`, stripped of interjections, vocatives and intensifiers; greetings and
+   acknowledgements are dropped. The previous summary's statements join them, first;
+2. overrides (app.ai.summarize.overrides): a later statement that cancels, corrects or restates
+   an earlier one removes it ("maybe Osaka" then "skip Osaka" keeps only the latter);
+3. choice (app.ai.summarize.select): the statements that best cover all the others, weighted by
+   what memories are made of (names, numbers, dates, first-person facts, constraints such as
+   allergies, budgets, deadlines, trip length and companions), within the budget. The previous
+   summary's statements weigh more: each stands for many turns, so a step folds the old summary
+   into the new one instead of copying or losing it.
+
+Passes 1 and 3 are pure functions of their inputs (`prepare`, `compose`); only the embedding
+between them calls the model. They run through `offload` (the worker's child processes, within
+the item's time budget; inline elsewhere), so they never hold the API's event loop.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
 from app.ai.embedder import Embedder, Vectors
 from app.ai.offload import Offload, inline
-from app.ai.relative_time import MONTHS, WEEKDAYS, resolve_relative_dates
+from app.ai.relative_time import resolve_relative_dates
+from app.ai.summarize import cleanup, overrides, select
+from app.ai.summarize.sentences import sentence_spans as sentence_spans
+from app.ai.summarize.sentences import split_sentences as split_sentences
+from app.ai.summarize.sentences import truncate_to_tokens as truncate_to_tokens
 from app.ai.summarizer import Turn
 from app.ai.tokenizer import Tokenizer
 
+DEFAULT_RATIO = 0.3
+MIN_TOKENS = 16  # the least a summary is given, however short what it covers: room for one statement
 CHUNK_TOKENS = 60  # a longer sentence is cut (at word boundaries) into pieces of at most this many
 CHUNK_CHARS = 480  # window read per piece: more than CHUNK_TOKENS tokens of any script
-MAX_CANDIDATES = 256  # bounds the embedding call; the most promising (by boosts) are kept
-DUPLICATE = 0.9  # cosine above which a sentence repeats one already kept
-MMR_LAMBDA = 0.3  # weight of the similarity to kept sentences, against salience
-SLACK = 8  # tokens of error allowed in the additive cost estimate before counting exactly
-# "user": what the user says about themselves is what a memory is for; an assistant's suggestions
-# are less often worth keeping.
-BOOSTS = {
-    "name": 0.10,
-    "number": 0.10,
-    "date": 0.10,
-    "fact": 0.15,
-    "previous": 0.15,
-    "question": -0.05,
-    "user": 0.10,
+MAX_CANDIDATES = 256  # bounds the embedding call and the choice; the heaviest are kept
+# What a statement's weight is made of: BASE plus each feature's weight times how often it occurs
+# (at most MAX_COUNT times): specific details are what a memory is for.
+BASE = 0.5
+MAX_COUNT = 3
+WEIGHTS = {
+    "name": 0.3,  # each capitalised word past the first
+    "number": 0.35,  # each number or date
+    "fact": 0.4,  # first-person facts and plans
+    "hard": 1.5,  # allergies and diets, money, deadlines
+    "soft": 0.6,  # durations, companions, papers
+    "question": -0.8,
+    "assistant": -0.3,  # an assistant's suggestions are less often worth keeping than what users say
+    "short": -0.4,  # under four words: too little to stand alone
 }
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_ABBREVIATIONS = _words("mr mrs ms dr prof sr jr st vs e.g i.e cf approx dept est fig inc ltd mt")
-# Quotes and brackets that may close a sentence after its full stop; CJK stops need no space after.
-_CLOSERS = "\"'\u201d\u2019\u00bb)\\]\uff09\u300d\u300f"
-_CJK_STOPS = "\u3002\uff01\uff1f"
-_OPENERS = "([\"'\u201c\u2018"
-_BOUNDARY = re.compile(
-    rf"(?P<p>[.!?\u2026]+[{_CLOSERS}]*)(?=\s|$)|[{_CJK_STOPS}]+[{_CLOSERS}]*|(?P<n>\s*\n\s*)"
-)
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
-_FILLER = _words(
-    """hi hello hey hiya yo greetings good morning afternoon evening night day thanks thank thx ty you
-    welcome please sorry ok okay k kk sure yes yeah yep yup no nope nah alright right great cool nice
-    awesome perfect fine got it sounds lol haha hmm um uh oh ah wow bye goodbye see later cheers np
-    anytime glad happy help helps helped to i me my we us your yours it its this that the a an is are
-    was be am do does did can could would will shall may might how what anything else there here today
-    again just so and or but for with of all too very much well totally absolutely indeed noted
-    understood course that's it's you're i'm what's here's there's let's i'll you'll we'll wonderful
-    amazing fantastic excellent lovely interesting exciting congratulations congrats really definitely
-    exactly agreed good"""
-)
-_FACT = re.compile(
-    r"\b(?:i|we)(?:['\u2019](?:m|re|ve|ll|d)|\s+(?:am|are|was|were|have|had|will|would|shall|plan|want|"
-    r"need|like|love|hate|prefer|enjoy|live|work|moved|bought|got|own|study|don['\u2019]t|do\s+not|can['\u2019]t|"
-    r"cannot|never|always|usually))\b|\bmy\s+[^\W\d_]+(?:\s+[^\W\d_]+)?\s+(?:is|are|was|were)\b|"
-    r"\b(?:call\s+me|remind\s+me|i['\u2019]m\s+allergic|i\s+am\s+allergic)\b",
-    re.IGNORECASE,
-)
-_DATE = re.compile(
-    rf"\b(?:[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}|[0-9]{{1,2}}[/.][0-9]{{1,2}}(?:[/.][0-9]{{2,4}})?|"
-    rf"{'|'.join(MONTHS)}|{'|'.join(WEEKDAYS)})\b",
-    re.IGNORECASE,
-)
-_NOT_NAMES = {"I", "OK"} | {f"I{q}{s}" for q in "'\u2019" for s in ("m", "ve", "ll", "d")}
+CHANGE_WEIGHT = 1.0  # added to a statement that overrides an earlier one: where the plan ended up
+PREVIOUS_WEIGHT = 2.0  # a previous summary's statement stands for several turns
 _SUMMARY_LINE = re.compile(
-    r"^(?:\[(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})\]\s*)?(?:(?P<speaker>[^\W\d_][\w .'\u2019-]{0,63}?):\s+)?"
+    r"(?:\[(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})\]\s{0,3})?(?:(?P<speaker>[^\W\d_][\w .'\u2019-]{0,63}?):\s{1,3})?"
 )
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of `text`, whitespace trimmed. Ends are sentence punctuation
-    (Latin or CJK) before a space, or a line break; "Dr." and initials like "J." do not end one."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-
-    def add(s: int, e: int) -> None:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if s < e:
-            spans.append((s, e))
-
-    for m in _BOUNDARY.finditer(text):
-        stop = m.group("p")
-        if stop == ".":
-            word = text[max(start, m.start() - 20) : m.start()].split()[-1:] or [""]
-            token = word[0].lstrip(_OPENERS)
-            if token.lower() in _ABBREVIATIONS or (len(token) == 1 and token.isupper()):
-                continue
-        elif stop and set(stop) <= {".", "\u2026"} and text[m.end() :].lstrip()[:1].islower():
-            continue  # a trailing-off "..." inside a sentence
-        add(start, m.start() if m.group("n") else m.end())
-        start = m.end()
-    add(start, len(text))
-    return spans
-
-
-def split_sentences(text: str) -> list[str]:
-    return [text[s:e] for s, e in sentence_spans(text)]
-
-
-def truncate_to_tokens(text: str, max_tokens: int, tokenizer: Tokenizer) -> str:
-    """The longest prefix of `text` within `max_tokens`: cut after a sentence if that keeps at least
-    half the budget, else after a word, else (one enormous word, or a script without spaces) anywhere."""
-    text = text.strip()
-    if max_tokens <= 0:
-        return ""
-    if tokenizer.count(text) <= max_tokens:
-        return text
-    sentence_ends = [e for _, e in sentence_spans(text)]
-    cut, used = _longest_prefix(text, sentence_ends, max_tokens, tokenizer)
-    if used * 2 < max_tokens:
-        word_ends = [m.end() for m in re.finditer(r"\S+", text)]
-        cut, used = _longest_prefix(text, word_ends, max_tokens, tokenizer)
-    if not cut:
-        cut, _ = _longest_prefix(text, range(1, len(text)), max_tokens, tokenizer)
-    return cut
-
-
-def _longest_prefix(text: str, cuts: Sequence[int], budget: int, tokenizer: Tokenizer) -> tuple[str, int]:
-    # Binary search: token counts grow with the prefix (near enough: every answer is counted).
-    lo, hi, best = -1, len(cuts), ("", 0)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        prefix = text[: cuts[mid]].rstrip()
-        n = tokenizer.count(prefix)
-        if n <= budget:
-            lo, best = mid, (prefix, n)
-        else:
-            hi = mid
-    return best
+_LABEL_JUNK = re.compile(r"[:\[\]\s]+")
 
 
 @dataclass
-class _Candidate:
+class Statement:
     text: str
-    group: int  # sentences of one turn (or one summary line) share a line when kept together
     speaker: str | None
     day: str | None
     previous: bool
-    filler: bool
-    boost: float = 0.0
-    by_user: bool = False
-    # Token costs, to estimate what adding the sentence adds to the rendered summary
-    cost: int = 0
-    speaker_cost: int = 0  # a line of its own ("Alice: ")
-    day_cost: int = 0  # the first line of its day ("[2026-11-20] ")
+    role: str = ""  # of the turn it comes from ("" from a previous summary)
+    weight: float = 1.0
+    cost: int = 0  # tokens it adds to the rendered summary (with its line's label, estimated)
 
 
-def is_low_information(sentence: str) -> bool:
-    """Greetings, thanks, "ok", "how can I help?": no number and only filler words."""
-    if any(ch.isdigit() for ch in sentence):
-        return False
-    words = _WORD.findall(sentence)
-    # "Both.", "Sounds good!": too short to stand alone in a summary. ASCII only: a short CJK
-    # sentence is one "word" to this pattern and may say a lot.
-    if len(words) <= 2 and len(sentence) < 16 and sentence.isascii():
-        return True
-    return all(w.lower() in _FILLER for w in words)
+@dataclass
+class Draft:
+    """What `prepare` makes of a step's input: statements in conversation order."""
 
-
-def _boost(c: _Candidate) -> float:
-    words = _WORD.findall(c.text)
-    features = {
-        "name": any(w[0].isupper() and w not in _NOT_NAMES for w in words[1:]),
-        "number": any(ch.isdigit() for ch in c.text),
-        "date": bool(_DATE.search(c.text)),
-        "fact": bool(_FACT.search(c.text)),
-        "previous": c.previous,
-        "question": c.text.rstrip(_CLOSERS).endswith(("?", "\uff1f")),
-        "user": c.by_user,
-    }
-    return sum(BOOSTS[k] for k, on in features.items() if on)
-
-
-def _salience(cands: Sequence[_Candidate], vectors: Vectors) -> npt.NDArray[np.float64]:
-    """Cosine to the centroid plus the boosts, rounded so float noise never reorders."""
-    centroid = vectors.mean(axis=0)
-    centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
-    scores: npt.NDArray[np.float64] = np.round((vectors @ centroid) + np.array([c.boost for c in cands]), 6)
-    return scores
+    statements: list[Statement] = field(default_factory=list)
+    previous_tokens: int = 0
+    turn_tokens: int = 0
 
 
 def _speaker(turn: Turn) -> str:
     # Names are free text: no colon, brackets or line break, which would break the line format.
-    label = " ".join(re.sub(r"[:\[\]]", " ", turn.name or turn.role).split())[:64]
+    label = _LABEL_JUNK.sub(" ", turn.name or turn.role).strip()[:64].strip()
     return (label if turn.name else label.capitalize()) or "Unknown"
 
 
-class LocalSummarizer:
-    name = "local/extractive"
+_NUMBER = re.compile(r"(?<![0-9])[0-9][0-9,.:/-]*+")
 
-    def __init__(self, *, embedder: Embedder | None, tokenizer: Tokenizer, offload: Offload = inline) -> None:
-        self._embedder = embedder  # None only in the child process that runs the CPU parts
+
+def _weight(s: Statement, *, role: str) -> float:
+    words = cleanup.WORD.findall(s.text)
+    names = {w for w in words[1:] if w[0].isupper() and w not in cleanup.NOT_NAMES}
+    numbers = set(_NUMBER.findall(s.text)) | {m.group().lower() for m in cleanup.DATE.finditer(s.text)}
+    features = {
+        "name": min(len(names), MAX_COUNT),
+        "number": min(len(numbers), MAX_COUNT),
+        "fact": cleanup.FACT.search(s.text) is not None,
+        "hard": cleanup.HARD_CONSTRAINT.search(s.text) is not None,
+        "soft": cleanup.SOFT_CONSTRAINT.search(s.text) is not None,
+        "question": cleanup.is_question(s.text),
+        "assistant": role == "assistant",
+        "short": len(words) < 4,
+    }
+    return max(0.1, BASE + sum(WEIGHTS[k] * float(v) for k, v in features.items()))
+
+
+def _constrains(text: str) -> bool:
+    return cleanup.HARD_CONSTRAINT.search(text) is not None or cleanup.SOFT_CONSTRAINT.search(text) is not None
+
+
+def _pieces(sentence: str, tokenizer: Tokenizer) -> list[str]:
+    """A sentence cut into pieces of at most CHUNK_TOKENS tokens, at word boundaries."""
+    pieces: list[str] = []
+    pos, end = 0, len(sentence)
+    while pos < end:
+        window = sentence[pos : pos + CHUNK_CHARS]
+        if pos + CHUNK_CHARS >= end and tokenizer.count(window) <= CHUNK_TOKENS:
+            pieces.append(window.strip())
+            break
+        head = truncate_to_tokens(window, CHUNK_TOKENS, tokenizer)
+        if head == window.rstrip() and pos + CHUNK_CHARS < end:  # the window fit: end it at a word
+            space = max(head.rfind(" "), head.rfind("\n"))
+            head = head[:space].rstrip() if space > len(head) // 2 else head
+        head = head or window[:1]  # a character over budget by itself still makes progress
+        pieces.append(head)
+        pos += window.find(head) + len(head)
+        while pos < end and sentence[pos].isspace():
+            pos += 1
+    return [p for p in pieces if p]
+
+
+def parse_summary(previous: str) -> list[Statement]:
+    """The statements of a summary in this format (or the former extractive one, which is the same
+    line format), each with the day and speaker of its line."""
+    out: list[Statement] = []
+    day: str | None = None
+    for line in previous.splitlines():
+        m = _SUMMARY_LINE.match(line)
+        assert m is not None  # every part of the pattern is optional
+        day = m.group("day") or day
+        for sentence in split_sentences(line[m.end() :]):
+            out.append(Statement(sentence, m.group("speaker"), day, previous=True))
+    return out
+
+
+def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -> Draft:
+    """Pass 1: the statements of the previous summary and of the new turns, with their weights
+    and estimated costs. Pure: no model, no I/O."""
+    draft = Draft(statements=parse_summary(previous or ""))
+    draft.previous_tokens = tokenizer.count(previous) if previous else 0
+    for s in draft.statements:
+        s.weight = PREVIOUS_WEIGHT * _weight(s, role="")
+    fresh: list[Statement] = []
+    filler: list[Statement] = []  # greetings and thanks: said only when nothing else was
+    for turn in sorted(turns, key=lambda t: t.seq):
+        draft.turn_tokens += tokenizer.count(turn.content)
+        day, speaker = turn.created_at.date().isoformat(), _speaker(turn)
+        for sentence in split_sentences(turn.content):
+            text = "" if cleanup.is_low_information(sentence) else cleanup.condense(sentence)
+            low = not text or cleanup.is_low_information(text)
+            for piece in _pieces(resolve_relative_dates(sentence if low else text, turn.created_at), tokenizer):
+                s = Statement(piece, speaker, day, previous=False, role=turn.role)
+                s.weight = _weight(s, role=turn.role)
+                (filler if low else fresh).append(s)
+    if not fresh and not draft.statements:
+        fresh = filler
+    if len(fresh) > MAX_CANDIDATES:
+        heaviest = sorted(range(len(fresh)), key=lambda i: (-fresh[i].weight, i))[:MAX_CANDIDATES]
+        fresh = [fresh[i] for i in sorted(heaviest)]
+    draft.statements += fresh
+    for s in draft.statements:
+        s.cost = tokenizer.count(s.text) + 1  # and the joining space or line break
+    return draft
+
+
+def budget_for(draft: Draft, *, max_tokens: int, ratio: float | None) -> int:
+    """A fraction of what the summary covers: the previous summary (itself within the ratio of
+    what it covered) plus `ratio` of the new turns' tokens; at least MIN_TOKENS, at most max_tokens
+    (None: max_tokens)."""
+    if ratio is None:
+        return max_tokens
+    wanted = draft.previous_tokens + math.floor(ratio * draft.turn_tokens)
+    return min(max_tokens, max(MIN_TOKENS, wanted))
+
+
+def render(kept: Sequence[Statement]) -> str:
+    lines: list[str] = []
+    last_day: str | None = None
+    last: Statement | None = None
+    for s in kept:
+        if last is not None and s.speaker == last.speaker and s.day == last.day:
+            lines[-1] += " " + s.text
+        else:
+            date = f"[{s.day}] " if s.day and s.day != last_day else ""
+            last_day = s.day or last_day
+            lines.append(date + (f"{s.speaker}: " if s.speaker else "") + s.text)
+        last = s
+    return "\n".join(lines)
+
+
+def compose(draft: Draft, vectors: Vectors, *, budget: int, tokenizer: Tokenizer) -> str:
+    """Passes 2 and 3: drop what later statements override, choose what covers the rest best
+    within `budget` tokens, render in conversation order. Pure: no model, no I/O."""
+    statements = draft.statements
+    gone, changes = overrides.overridden(
+        [s.text for s in statements],
+        [s.speaker for s in statements],
+        [not s.previous for s in statements],
+        vectors,
+    )
+    alive = [i for i in range(len(statements)) if i not in gone]
+    cands = [statements[i] for i in alive]
+    weights = [s.weight + (CHANGE_WEIGHT if i in changes else 0.0) for i, s in zip(alive, cands, strict=True)]
+    vecs = vectors[alive]
+    label_cost = {s.speaker: tokenizer.count(f"{s.speaker}: ") for s in cands if s.speaker}
+    costs = [s.cost + (label_cost.get(s.speaker, 0) if s.speaker else 0) for s in cands]
+    # Taken first: what a plan must respect (hard constraints first) and what changed it; fresh
+    # statements only (the previous summary's weigh more anyway), not questions, not an
+    # assistant's restatements.
+    first = sorted(
+        (
+            k
+            for k, i in enumerate(alive)
+            if not cands[k].previous
+            and cands[k].role != "assistant"
+            and not cleanup.is_question(cands[k].text)
+            and (i in changes or _constrains(cands[k].text))
+        ),
+        key=lambda k: (
+            cleanup.HARD_CONSTRAINT.search(cands[k].text) is None,
+            -round(weights[k] ** 2 / costs[k] ** select.COST_EXPONENT, 9),
+            k,
+        ),
+    )
+
+    def fits(choice: list[int]) -> bool:
+        return tokenizer.count(render([cands[k] for k in choice])) <= budget
+
+    chosen = select.choose(
+        sims=select.coverage_similarity(vecs),
+        weights=weights,
+        costs=costs,
+        budget=budget,
+        fits=fits,
+        first=first,
+        eligible=[not cleanup.is_question(s.text) for s in cands],
+    )
+    while chosen and not fits(chosen):  # the estimate was wrong: drop the lightest (rare)
+        chosen.remove(min(chosen, key=lambda k: (weights[k], -k)))
+    if chosen:
+        return render([cands[k] for k in chosen])
+    return _fallback(cands, budget, tokenizer)
+
+
+def _fallback(cands: list[Statement], budget: int, tokenizer: Tokenizer) -> str:
+    """Nothing fits whole: the heaviest statement cut to the budget, with as much of its label
+    ("[date] Speaker:") as leaves room for some of its words."""
+    if not cands:
+        return ""
+    best = max(cands, key=lambda s: s.weight)  # the first of the heaviest
+    variants = [(best.day, best.speaker), (None, best.speaker), (None, None)]
+    for n, (day, speaker) in enumerate(variants, 1):
+        line = render([Statement(best.text, speaker, day, best.previous)])
+        prefix = line[: len(line) - len(best.text)]
+        if tokenizer.count(prefix) * 2 <= budget or n == len(variants):
+            return truncate_to_tokens(line, budget, tokenizer)
+    raise AssertionError("unreachable")
+
+
+class LocalSummarizer:
+    name = "local/condensed"
+
+    def __init__(
+        self,
+        *,
+        embedder: Embedder,
+        tokenizer: Tokenizer,
+        ratio: float | None = DEFAULT_RATIO,
+        offload: Offload = inline,
+    ) -> None:
+        self._embedder = embedder
         self._tokenizer = tokenizer
+        self._ratio = ratio
         self._offload = offload
 
     async def summarize(self, *, previous: str | None, turns: Sequence[Turn], max_tokens: int) -> str:
         if max_tokens <= 0:
             return ""
-        assert self._embedder is not None
-        # The pure-Python parts (splitting, scoring, selecting) run through `offload` (the worker's
-        # child processes, within the item's time budget); only the embedding call runs here.
-        candidates = await self._offload(_prepare, self._tokenizer.name, previous, list(turns))
-        if not candidates:
+        name = self._tokenizer.name
+        draft = await self._offload(_prepare, name, previous, list(turns))
+        if not draft.statements:
             return ""
-        vectors = await self._embedder.embed([c.text for c in candidates])
-        return await self._offload(_choose, self._tokenizer.name, candidates, vectors, max_tokens)
-
-    def prepare(self, previous: str | None, turns: Sequence[Turn]) -> list[_Candidate]:
-        """The candidate sentences, filler only where there is nothing else, at most MAX_CANDIDATES,
-        with their token costs."""
-        candidates = self._candidates(previous, turns)
-        if not all(c.filler for c in candidates):  # filler only competes when there is nothing else
-            candidates = [c for c in candidates if not c.filler]
-        if len(candidates) > MAX_CANDIDATES:
-            best = sorted(range(len(candidates)), key=lambda i: (-candidates[i].boost, i))
-            candidates = [candidates[i] for i in sorted(best[:MAX_CANDIDATES])]
-        count = self._tokenizer.count
-        for c in candidates:
-            c.cost = count(c.text) + 1  # the joining space or line break
-            c.speaker_cost = count(f"{c.speaker}: ") if c.speaker else 0
-            c.day_cost = count(f"[{c.day}] ") if c.day else 0
-        return candidates
-
-    def choose(self, candidates: list[_Candidate], vectors: Vectors, max_tokens: int) -> str:
-        """The summary: the best candidates that fit, rendered."""
-        kept = self._select(candidates, vectors, max_tokens)
-        if kept:
-            return self._render([candidates[i] for i in kept])
-        return self._fallback(candidates, vectors, max_tokens)
-
-    def _candidates(self, previous: str | None, turns: Sequence[Turn]) -> list[_Candidate]:
-        out: list[_Candidate] = []
-        day: str | None = None
-        for group, line in enumerate((previous or "").splitlines()):
-            m = _SUMMARY_LINE.match(line)
-            assert m is not None  # every part of the pattern is optional
-            day = m.group("day") or day
-            for sentence in split_sentences(line[m.end() :]):
-                out.append(_Candidate(sentence, -1 - group, m.group("speaker"), day, True, False))
-        for group, turn in enumerate(sorted(turns, key=lambda t: t.seq)):
-            turn_day, speaker = turn.created_at.date().isoformat(), _speaker(turn)
-            for sentence in split_sentences(turn.content):
-                filler = is_low_information(sentence)
-                for piece in self._pieces(resolve_relative_dates(sentence, turn.created_at)):
-                    out.append(
-                        _Candidate(
-                            piece, group, speaker, turn_day, False, filler, by_user=turn.role == "user"
-                        )
-                    )
-        for c in out:
-            c.boost = _boost(c)
-        return out
-
-    def _pieces(self, sentence: str) -> list[str]:
-        pieces: list[str] = []
-        rest = sentence.strip()
-        while rest:
-            if len(rest) <= CHUNK_CHARS and self._tokenizer.count(rest) <= CHUNK_TOKENS:
-                pieces.append(rest)
-                break
-            window = rest[:CHUNK_CHARS]
-            head = truncate_to_tokens(window, CHUNK_TOKENS, self._tokenizer)
-            if head == window.rstrip() and len(rest) > len(window):  # the window fit: end it at a word
-                space = max(head.rfind(" "), head.rfind("\n"))
-                head = head[:space].rstrip() if space > len(head) // 2 else head
-            head = head or rest[:1]  # a character over budget by itself still makes progress
-            pieces.append(head)
-            rest = rest[len(head) :].lstrip()
-        return pieces
-
-    def _select(self, cands: list[_Candidate], vectors: Vectors, max_tokens: int) -> list[int]:
-        """Greedy MMR in order of salience, each sentence kept if it is no near-duplicate and fits;
-        the token count is estimated additively and counted exactly near the budget."""
-        salience = _salience(cands, vectors)
-        sims = vectors @ vectors.T
-        closest = np.zeros(len(cands))  # highest similarity to a kept sentence
-        undecided = np.ones(len(cands), dtype=bool)
-        kept: list[int] = []
-        used = 0
-        while undecided.any():
-            # Rounded so float noise never reorders; argmax takes the earliest of equals.
-            value = np.round(salience - MMR_LAMBDA * closest, 6)
-            i = int(np.argmax(np.where(undecided, value, -np.inf)))
-            undecided[i] = False
-            c = cands[i]
-            cost = c.cost
-            if all(cands[k].group != c.group for k in kept):
-                cost += c.speaker_cost + (c.day_cost if all(cands[k].day != c.day for k in kept) else 0)
-            if closest[i] > DUPLICATE or used + cost > max_tokens + SLACK:
-                continue
-            trial = sorted([*kept, i])
-            if used + cost > max_tokens - SLACK:
-                exact = self._tokenizer.count(self._render([cands[k] for k in trial]))
-                if exact > max_tokens:
-                    continue
-                used = exact
-            else:
-                used += cost
-            kept = trial
-            closest = np.maximum(closest, sims[:, i])
-        while kept and self._tokenizer.count(self._render([cands[k] for k in kept])) > max_tokens:
-            kept.remove(min(kept, key=lambda k: (salience[k], -k)))  # the estimate was wrong: rare
-        return kept
-
-    def _fallback(self, cands: list[_Candidate], vectors: Vectors, max_tokens: int) -> str:
-        """Nothing fits whole: the most salient sentence, cut to the budget, with as much of its
-        prefix ("[date] Speaker:") as leaves room for some of its words."""
-        best = cands[int(np.argmax(_salience(cands, vectors)))]
-        variants = [(best.day, best.speaker), (None, best.speaker), (None, None)]
-        for n, (day, speaker) in enumerate(variants, 1):
-            line = self._render([_Candidate(best.text, best.group, speaker, day, best.previous, best.filler)])
-            prefix = line[: len(line) - len(best.text)]
-            if self._tokenizer.count(prefix) * 2 <= max_tokens or n == len(variants):
-                return truncate_to_tokens(line, max_tokens, self._tokenizer)
-        raise AssertionError("unreachable")
-
-    @staticmethod
-    def _render(kept: Sequence[_Candidate]) -> str:
-        lines: list[str] = []
-        last_day: str | None = None
-        for k, c in enumerate(kept):
-            if k and c.group == kept[k - 1].group:
-                lines[-1] += " " + c.text
-                continue
-            date = f"[{c.day}] " if c.day and c.day != last_day else ""
-            last_day = c.day or last_day
-            lines.append(date + (f"{c.speaker}: " if c.speaker else "") + c.text)
-        return "\n".join(lines)
+        if not turns:  # nothing new: the previous summary stands (within the budget)
+            return truncate_to_tokens(render(draft.statements), max_tokens, self._tokenizer)
+        vectors = await self._embedder.embed([s.text for s in draft.statements])
+        budget = budget_for(draft, max_tokens=max_tokens, ratio=self._ratio)
+        return await self._offload(_compose, name, draft, np.asarray(vectors), budget)
 
     async def aclose(self) -> None:
         """The embedder belongs to the caller, who closes it."""
 
 
-# The CPU parts as module functions, so a child process can run them (by name, with a tokenizer
-# name rather than the tokenizer itself).
+# The passes as module functions of a tokenizer's name, so a child process can run them.
 @functools.cache
-def _rules(tokenizer: str) -> LocalSummarizer:
-    return LocalSummarizer(embedder=None, tokenizer=Tokenizer(tokenizer))
+def _tokenizer(name: str) -> Tokenizer:
+    return Tokenizer(name)
 
 
-def _prepare(tokenizer: str, previous: str | None, turns: Sequence[Turn]) -> list[_Candidate]:
-    return _rules(tokenizer).prepare(previous, turns)
+def _prepare(tokenizer: str, previous: str | None, turns: Sequence[Turn]) -> Draft:
+    return prepare(previous, turns, _tokenizer(tokenizer))
 
 
-def _choose(tokenizer: str, candidates: list[_Candidate], vectors: Vectors, max_tokens: int) -> str:
-    return _rules(tokenizer).choose(candidates, vectors, max_tokens)
+def _compose(tokenizer: str, draft: Draft, vectors: Vectors, budget: int) -> str:
+    return compose(draft, vectors, budget=budget, tokenizer=_tokenizer(tokenizer))

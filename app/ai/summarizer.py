@@ -57,4 +57,6 @@ def make_summarizer(
         return OpenAISummarizer(settings, tokenizer=tokenizer)
     from app.ai.local_summarizer import LocalSummarizer
 
-    return LocalSummarizer(embedder=embedder, tokenizer=tokenizer, offload=offload)
+    return LocalSummarizer(
+        embedder=embedder, tokenizer=tokenizer, ratio=settings.summary_max_ratio, offload=offload
+    )
