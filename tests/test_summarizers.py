@@ -15,9 +15,11 @@ from app.ai.local_embedder import LocalEmbedder
 from app.ai.local_summarizer import LocalSummarizer, split_sentences, truncate_to_tokens
 from app.ai.openai_summarizer import OpenAISummarizer
 from app.ai.relative_time import find_relative_dates, resolve_relative_dates
+from app.ai.summarize.cleanup import condense
 from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn, make_summarizer
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
+from tests import travel_chat
 from tests.chat_stub import ChatScript, Reply, json_reply, serve
 
 AT = datetime(2026, 11, 20, 15, 30, tzinfo=UTC)  # a Friday
@@ -469,3 +471,67 @@ def test_prompt_template_ships_with_the_package() -> None:
     template = load_prompt("summary_v1")
     rendered = template.substitute(previous="P", turns="T", max_words=10)
     assert "JSON" in rendered and "absolute dates" in rendered
+
+
+# --- issue 12: a summary a person would trust (tests/travel_chat.py) ----------------------------
+
+
+async def test_travel_summary_compresses_overrides_and_keeps_constraints(
+    compressing: LocalSummarizer,
+) -> None:
+    step = travel_chat.as_turns(travel_chat.STEP_1)
+    covered = sum(TOK.count(t.content) for t in step)
+    out = await compressing.summarize(previous=None, turns=step, max_tokens=400)
+    assert TOK.count(out) <= 0.3 * covered, (TOK.count(out), covered, out)
+    # Names, numbers, dates and constraints survive: trip length, companion, allergy, budget.
+    for kept in ("April 10", "12 days", "Sam", "shellfish allergy", "$4,000"):
+        assert kept in out, (kept, out)
+    # The later "skip Osaka" overrides the earlier "maybe Osaka", which is gone.
+    assert "skip Osaka" in out
+    assert "Maybe Osaka" not in out and "maybe Osaka" not in out
+    # Chat is not a summary.
+    for dropped in ("Hi", "Ok thanks", "welcome", "Of course"):
+        assert dropped not in out, (dropped, out)
+
+
+async def test_travel_second_step_folds_the_first(compressing: LocalSummarizer) -> None:
+    first_turns = travel_chat.as_turns(travel_chat.STEP_1)
+    first = await compressing.summarize(previous=None, turns=first_turns, max_tokens=400)
+    later = travel_chat.as_turns(travel_chat.STEP_2, first_seq=21, day=3)
+    second = await compressing.summarize(previous=first, turns=later, max_tokens=400)
+    covered = sum(TOK.count(t.content) for t in first_turns + later)
+    assert TOK.count(second) <= 0.3 * covered, (TOK.count(second), covered)
+    # Every statement of the first step is still there (route, papers, constraints)...
+    for line in first.splitlines():
+        body = line.split(": ", 1)[1]
+        for sentence in split_sentences(body):
+            assert sentence in second, (sentence, second)
+    # ...and the new turns add to it: packing and the way home.
+    assert "rain jacket" in second and "April 22" in second
+    assert second.index("$4,000") < second.index("rain jacket")
+    assert "[2026-03-05] " in second  # the new day
+    assert "Hello again" not in second and "Have a wonderful trip" not in second
+
+
+async def test_a_tight_max_tokens_folds_instead_of_copying(compressing: LocalSummarizer) -> None:
+    """When the step's max_tokens binds, the new summary is a choice among old and new statements,
+    not the old summary with the new turns cut off (or the other way round)."""
+    first = await compressing.summarize(
+        previous=None, turns=travel_chat.as_turns(travel_chat.STEP_1), max_tokens=400
+    )
+    later = travel_chat.as_turns(travel_chat.STEP_2, first_seq=21, day=3)
+    budget = TOK.count(first)
+    second = await compressing.summarize(previous=first, turns=later, max_tokens=budget)
+    assert TOK.count(second) <= budget
+    assert "shellfish allergy" in second and "$4,000" in second  # the constraints stay
+    assert "[2026-03-05] " in second  # and something new comes in
+
+
+def test_condense_strips_chat_but_keeps_what_changes_meaning() -> None:
+    assert condense("Wow, that's awesome, Caroline!") == "That's awesome!"
+    assert condense("Hey Mel! I went to a support group yesterday.") == "I went to a support group yesterday."
+    assert condense("Oh wow, I really love it.") == "I love it."
+    assert condense("No, I don't eat fish anymore.") == "No, I don't eat fish anymore."
+    assert condense("So I went home.") == "So I went home."
+    assert condense("Thanks for the tip about Kyoto.") == "Thanks for the tip about Kyoto."
+    assert condense("Ok!") == ""

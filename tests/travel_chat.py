@@ -12,13 +12,25 @@ START = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 
 STEP_1 = [
     ("user", "Hi! Can you help me plan a trip to Japan?"),
-    ("assistant", "Of course, I would love to help you plan your trip to Japan! When are you going, and for how long?"),
+    (
+        "assistant",
+        "Of course, I would love to help you plan your trip to Japan! When are you going, and for how long?",
+    ),
     ("user", "We fly out on April 10 and the trip is 12 days long."),
-    ("assistant", "Great, twelve days is a good length for a first visit to Japan. Who is travelling with you?"),
+    (
+        "assistant",
+        "Great, twelve days is a good length for a first visit to Japan. Who is travelling with you?",
+    ),
     ("user", "My partner Sam is coming with me. Sam has a severe shellfish allergy."),
-    ("assistant", "Thanks for telling me, I will keep the shellfish allergy in mind when I suggest restaurants."),
+    (
+        "assistant",
+        "Thanks for telling me, I will keep the shellfish allergy in mind when I suggest restaurants.",
+    ),
     ("user", "Our budget is about $4,000 for the two of us, flights excluded."),
-    ("assistant", "That works well for two weeks. Tokyo, Kyoto and Osaka are the classic route for a first trip."),
+    (
+        "assistant",
+        "That works well for two weeks. Tokyo, Kyoto and Osaka are the classic route for a first trip.",
+    ),
     ("user", "Maybe Osaka too, I'm not sure yet."),
     ("assistant", "Osaka is great for street food, and it is only fifteen minutes from Kyoto by train."),
     ("user", "We land in Tokyo and want four nights there first."),
@@ -60,5 +72,6 @@ STEP_2 = [
 def as_turns(items: list[tuple[str, str]], *, first_seq: int = 1, day: int = 0) -> list[Turn]:
     at = START + timedelta(days=day)
     return [
-        Turn(first_seq + i, role, None, text, at + timedelta(minutes=i)) for i, (role, text) in enumerate(items)
+        Turn(first_seq + i, role, None, text, at + timedelta(minutes=i))
+        for i, (role, text) in enumerate(items)
     ]

@@ -56,13 +56,14 @@ WEIGHTS = {
     "hard": 1.5,  # allergies and diets, money, deadlines
     "soft": 0.6,  # durations, companions, papers
     "question": -0.8,
-    "assistant": -0.3,  # an assistant's suggestions are less often worth keeping than what users say
+    "assistant": -0.3,  # an unnamed assistant's suggestions are less often worth keeping than what users say
     "short": -0.4,  # under four words: too little to stand alone
 }
 CHANGE_WEIGHT = 1.0  # added to a statement that overrides an earlier one: where the plan ended up
 PREVIOUS_WEIGHT = 2.0  # a previous summary's statement stands for several turns
 _SUMMARY_LINE = re.compile(
-    r"(?:\[(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})\]\s{0,3})?(?:(?P<speaker>[^\W\d_][\w .'\u2019-]{0,63}?):\s{1,3})?"
+    r"(?:\[(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})\]\s{0,3})?"
+    r"(?:(?P<speaker>[^\W\d_][\w .'\u2019-]{0,63}?):\s{1,3})?"
 )
 _LABEL_JUNK = re.compile(r"[:\[\]\s]+")
 
@@ -74,6 +75,7 @@ class Statement:
     day: str | None
     previous: bool
     role: str = ""  # of the turn it comes from ("" from a previous summary)
+    named: bool = False  # the turn has a name (a person, even in the assistant role)
     weight: float = 1.0
     cost: int = 0  # tokens it adds to the rendered summary (with its line's label, estimated)
 
@@ -96,7 +98,7 @@ def _speaker(turn: Turn) -> str:
 _NUMBER = re.compile(r"(?<![0-9])[0-9][0-9,.:/-]*+")
 
 
-def _weight(s: Statement, *, role: str) -> float:
+def _weight(s: Statement) -> float:
     words = cleanup.WORD.findall(s.text)
     names = {w for w in words[1:] if w[0].isupper() and w not in cleanup.NOT_NAMES}
     numbers = set(_NUMBER.findall(s.text)) | {m.group().lower() for m in cleanup.DATE.finditer(s.text)}
@@ -107,14 +109,20 @@ def _weight(s: Statement, *, role: str) -> float:
         "hard": cleanup.HARD_CONSTRAINT.search(s.text) is not None,
         "soft": cleanup.SOFT_CONSTRAINT.search(s.text) is not None,
         "question": cleanup.is_question(s.text),
-        "assistant": role == "assistant",
+        "assistant": _unnamed_assistant(s),
         "short": len(words) < 4,
     }
     return max(0.1, BASE + sum(WEIGHTS[k] * float(v) for k, v in features.items()))
 
 
+def _unnamed_assistant(s: Statement) -> bool:
+    return s.role == "assistant" and not s.named
+
+
 def _constrains(text: str) -> bool:
-    return cleanup.HARD_CONSTRAINT.search(text) is not None or cleanup.SOFT_CONSTRAINT.search(text) is not None
+    return (
+        cleanup.HARD_CONSTRAINT.search(text) is not None or cleanup.SOFT_CONSTRAINT.search(text) is not None
+    )
 
 
 def _pieces(sentence: str, tokenizer: Tokenizer) -> list[str]:
@@ -158,7 +166,7 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
     draft = Draft(statements=parse_summary(previous or ""))
     draft.previous_tokens = tokenizer.count(previous) if previous else 0
     for s in draft.statements:
-        s.weight = PREVIOUS_WEIGHT * _weight(s, role="")
+        s.weight = PREVIOUS_WEIGHT * _weight(s)
     fresh: list[Statement] = []
     filler: list[Statement] = []  # greetings and thanks: said only when nothing else was
     for turn in sorted(turns, key=lambda t: t.seq):
@@ -167,9 +175,11 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
         for sentence in split_sentences(turn.content):
             text = "" if cleanup.is_low_information(sentence) else cleanup.condense(sentence)
             low = not text or cleanup.is_low_information(text)
-            for piece in _pieces(resolve_relative_dates(sentence if low else text, turn.created_at), tokenizer):
-                s = Statement(piece, speaker, day, previous=False, role=turn.role)
-                s.weight = _weight(s, role=turn.role)
+            for piece in _pieces(
+                resolve_relative_dates(sentence if low else text, turn.created_at), tokenizer
+            ):
+                s = Statement(piece, speaker, day, previous=False, role=turn.role, named=bool(turn.name))
+                s.weight = _weight(s)
                 (filler if low else fresh).append(s)
     if not fresh and not draft.statements:
         fresh = filler
@@ -223,17 +233,18 @@ def compose(draft: Draft, vectors: Vectors, *, budget: int, tokenizer: Tokenizer
     vecs = vectors[alive]
     label_cost = {s.speaker: tokenizer.count(f"{s.speaker}: ") for s in cands if s.speaker}
     costs = [s.cost + (label_cost.get(s.speaker, 0) if s.speaker else 0) for s in cands]
-    # Taken first: what a plan must respect (hard constraints first) and what changed it; fresh
-    # statements only (the previous summary's weigh more anyway), not questions, not an
-    # assistant's restatements.
+    # Taken first: what a plan must respect (hard constraints, old or new, first; then the new soft
+    # ones) and what changed it; not questions, not an assistant's restatements.
     first = sorted(
         (
             k
             for k, i in enumerate(alive)
-            if not cands[k].previous
-            and cands[k].role != "assistant"
+            if not _unnamed_assistant(cands[k])
             and not cleanup.is_question(cands[k].text)
-            and (i in changes or _constrains(cands[k].text))
+            and (
+                cleanup.HARD_CONSTRAINT.search(cands[k].text) is not None
+                or (not cands[k].previous and (i in changes or _constrains(cands[k].text)))
+            )
         ),
         key=lambda k: (
             cleanup.HARD_CONSTRAINT.search(cands[k].text) is None,

@@ -14,8 +14,8 @@ from pydantic import BaseModel, StringConstraints, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
 from app.ai.chat_prompt import load_prompt, render_turns, strip_fences
-from app.ai.summarize.sentences import truncate_to_tokens
 from app.ai.openai_client import RETRYABLE, make_client
+from app.ai.summarize.sentences import truncate_to_tokens
 from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings

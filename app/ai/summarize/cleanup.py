@@ -40,7 +40,11 @@ _INTERJECTIONS = (
 _INTERJECTION = re.compile(
     rf"(?:{_INTERJECTIONS}\s{{1,3}}){{0,3}}{_INTERJECTIONS}\s{{0,2}}[,!.;:\u2026-]+\s{{0,3}}", re.IGNORECASE
 )
-_VOCATIVE_START = re.compile(r"(?:[A-Z][a-z]{1,20})(?=[!,]\s)[!,]\s{1,3}")  # "Mel! ..." after "Hey"
+# "Hey Mel! ", "Thanks, Sam. ": a greeting or thanks with the name of whom it is for.
+_GREETING = re.compile(
+    r"(?:hey+|hi+|hello|thanks|thank\s+you)[\s,]{1,3}[A-Z][a-z]{1,20}\s{0,2}[,!.;:\u2026-]+\s{0,3}",
+    re.IGNORECASE,
+)
 _VOCATIVE_END = re.compile(r",\s{0,3}[A-Z][a-z]{1,20}(?P<stop>[!.?\u2026]{0,3})$")  # "..., Caroline!"
 # Intensifiers and hedges that say nothing a summary needs ("really", "just", "you know").
 _HOLLOW = re.compile(
@@ -80,6 +84,8 @@ SOFT_CONSTRAINT = re.compile(
     r"(?<![0-9])[0-9]++\s*+(?:-\s*)?(?:day|night|week|month)s?\b",
     re.IGNORECASE,
 )
+# Every pattern that scans whole sentences, for the linear-time tests.
+CONSTRAINT_PATTERNS = (HARD_CONSTRAINT, SOFT_CONSTRAINT, FACT, DATE, WORD)
 NOT_NAMES = {"I", "OK"} | {f"I{q}{s}" for q in "'\u2019" for s in ("m", "ve", "ll", "d")}
 
 
@@ -100,13 +106,10 @@ def condense(sentence: str) -> str:
     intensifiers; "" when nothing is left. ("Wow, that's so cool, Caroline!" -> "That's so cool!")"""
     pos = 0
     while True:  # each round consumes at least one character: linear
-        m = _INTERJECTION.match(sentence, pos)
+        m = _GREETING.match(sentence, pos) or _INTERJECTION.match(sentence, pos)
         if m is None or m.end() == pos:
             break
         pos = m.end()
-        v = _VOCATIVE_START.match(sentence, pos)
-        if v is not None and m.group().strip(" ,!.").lower() in {"hey", "hi", "hello", "thanks", "thank you"}:
-            pos = v.end()
     rest = sentence[pos:]
     if not rest.strip(" ,!.?;:\u2026-"):
         return ""

@@ -34,11 +34,14 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _STOP = frozenset(
-    """the and for with that this what have has had was were are our your their they them then than
-    there here from into onto about just also very really some any all can could would should will
-    shall might must may not dont don't won't i'm it's that's let's lets maybe perhaps think sure
-    want need like going go get got make made take took see saw know yes yeah okay well good great
-    nice cool day days time thing things instead actually rather skip cancel decided now more""".split()
+    re.findall(
+        r"\S+",
+        """the and for with that this what have has had was were are our your their they them then than
+        there here from into onto about just also very really some any all can could would should will
+        shall might must may not dont don't won't i'm it's that's let's lets maybe perhaps think sure
+        want need like going go get got make made take took see saw know yes yeah okay well good great
+        nice cool day days time thing things instead actually rather skip cancel decided now more""",
+    )
 )
 
 
