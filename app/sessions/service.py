@@ -14,6 +14,7 @@ from app.memory import evictions
 from app.merge_patch import merge_patch
 from app.pagination import Page, cursor_datetime, decode_cursor, encode_cursor
 from app.sessions.schemas import SessionOut, SessionStats
+from app.summaries.service import queue_final_summary
 from app.users.service import ensure_user
 
 _COLS = "session_id, user_id, metadata, last_seq, created_at, updated_at, ended_at"
@@ -123,16 +124,30 @@ async def patch_session(
     session_id: str,
     metadata: dict[str, Any] | None,
     ended: bool | None,
+    summarize_on_end: bool = False,
 ) -> SessionOut:
+    """With `summarize_on_end`, ending the session queues a summary of every message not yet
+    covered (short sessions never reach the summary policy's thresholds)."""
     current = (
         await conn.execute(
-            text("SELECT metadata FROM sessions WHERE tenant_id = :t AND session_id = :s FOR UPDATE"),
+            text(
+                "SELECT metadata, ended_at, last_seq, summarized_seq FROM sessions "
+                "WHERE tenant_id = :t AND session_id = :s FOR UPDATE"
+            ),
             {"t": tenant_id, "s": session_id},
         )
-    ).scalar()
+    ).first()
     if current is None:
         raise NotFound(f"No session {session_id}.")
-    merged = merge_patch(current, metadata) if metadata is not None else current
+    merged = merge_patch(current.metadata, metadata) if metadata is not None else current.metadata
+    if ended and current.ended_at is None and summarize_on_end:
+        await queue_final_summary(
+            conn,
+            tenant_id=tenant_id,
+            session_id=session_id,
+            last_seq=current.last_seq,
+            summarized_seq=current.summarized_seq,
+        )
     row = (
         (
             await conn.execute(
