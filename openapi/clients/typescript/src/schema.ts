@@ -307,7 +307,7 @@ export interface paths {
         head?: never;
         /**
          * Update a session
-         * @description Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or reopens the session. An ended session refuses new messages.
+         * @description Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or reopens the session. An ended session refuses new messages; ending one queues a summary of its messages not yet summarised (ENGRAM_SUMMARY_ON_END).
          */
         patch: operations["patch_session"];
         trace?: never;

@@ -96,7 +96,8 @@ def sync_detailed(
     """Update a session
 
      Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or reopens the session.
-    An ended session refuses new messages.
+    An ended session refuses new messages; ending one queues a summary of its messages not yet
+    summarised (ENGRAM_SUMMARY_ON_END).
 
     Args:
         session_id (str): The session's id.
@@ -131,7 +132,8 @@ def sync(
     """Update a session
 
      Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or reopens the session.
-    An ended session refuses new messages.
+    An ended session refuses new messages; ending one queues a summary of its messages not yet
+    summarised (ENGRAM_SUMMARY_ON_END).
 
     Args:
         session_id (str): The session's id.
@@ -161,7 +163,8 @@ async def asyncio_detailed(
     """Update a session
 
      Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or reopens the session.
-    An ended session refuses new messages.
+    An ended session refuses new messages; ending one queues a summary of its messages not yet
+    summarised (ENGRAM_SUMMARY_ON_END).
 
     Args:
         session_id (str): The session's id.
@@ -194,7 +197,8 @@ async def asyncio(
     """Update a session
 
      Merges `metadata` (RFC 7396: null removes a key) and/or ends (`ended: true`) or reopens the session.
-    An ended session refuses new messages.
+    An ended session refuses new messages; ending one queues a summary of its messages not yet
+    summarised (ENGRAM_SUMMARY_ON_END).
 
     Args:
         session_id (str): The session's id.
