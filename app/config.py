@@ -148,7 +148,7 @@ class Settings(BaseSettings):
         0.3,
         gt=0,
         le=1,
-        description="A local summary is at most this fraction of the tokens it covers (at least 32 tokens).",
+        description="A local summary is at most this fraction of the tokens it covers (at least 48 tokens).",
     )
     summary_on_end: bool = Field(
         True, description="Summarise every message of a session when it ends (PATCH `ended: true`)."

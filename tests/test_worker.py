@@ -366,6 +366,7 @@ async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
         "expire_facts": True,
         "gauges": True,
         "idempotency_keys": True,
+        "idle_summaries": True,
     }
     unembedded = await fetch(
         engine, "SELECT embed_attempts > 0, embed_error FROM facts WHERE content = 'Hums a lot.'"

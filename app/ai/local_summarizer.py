@@ -41,7 +41,7 @@ from app.ai.summarizer import Turn
 from app.ai.tokenizer import Tokenizer
 
 DEFAULT_RATIO = 0.3
-MIN_TOKENS = 32  # the least a summary is given, however short what it covers: a statement or two
+MIN_TOKENS = 48  # the least a summary is given, however short what it covers: a few statements
 CHUNK_TOKENS = 60  # a longer sentence is cut (at word boundaries) into pieces of at most this many
 CHUNK_CHARS = 480  # window read per piece: more than CHUNK_TOKENS tokens of any script
 MAX_CANDIDATES = 256  # bounds the embedding call and the choice; the heaviest are kept

@@ -18,7 +18,7 @@ class SummaryOut(BaseModel):
     message_count: int = Field(description="Messages this step read.")
     content: str
     token_count: int
-    provider: str = Field(description="Which summariser wrote it, e.g. `local/extractive`.")
+    provider: str = Field(description="Which summariser wrote it, e.g. `local/condensed`.")
     created_at: datetime
 
 

@@ -2017,7 +2017,7 @@ export interface components {
             message_count: number;
             /**
              * Provider
-             * @description Which summariser wrote it, e.g. `local/extractive`.
+             * @description Which summariser wrote it, e.g. `local/condensed`.
              */
             provider: string;
             /** Session Id */

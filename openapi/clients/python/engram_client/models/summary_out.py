@@ -19,7 +19,7 @@ class SummaryOut:
         created_at (datetime.datetime):
         from_seq (int): First seq this step read (the previous step ended just before).
         message_count (int): Messages this step read.
-        provider (str): Which summariser wrote it, e.g. `local/extractive`.
+        provider (str): Which summariser wrote it, e.g. `local/condensed`.
         session_id (str):
         summary_id (UUID):
         to_seq (int): This summary stands for every message up to this seq.
