@@ -6,14 +6,17 @@ STAMP   = $(VENV)/.installed
 
 .PHONY: serve test lint openapi clients bench-append clean
 
-$(STAMP): pyproject.toml openapi/clients/python/pyproject.toml
+INTEGRATIONS = integrations/openai-agents integrations/langchain
+
+$(STAMP): pyproject.toml openapi/clients/python/pyproject.toml $(INTEGRATIONS:%=%/pyproject.toml)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# PyTorch first, pinned: this version's CPU build is what these machines carry; any other
 	# resolution would pull a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	# The generated Python client too: the tests and examples/ use it.
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -e openapi/clients/python
+	# The generated Python client too (the MCP tools, the tests and examples/ use it), and the
+	# runtime adapters with their frameworks (openai-agents, langchain-core) for their live tests.
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e openapi/clients/python $(INTEGRATIONS:%=-e %)
 	touch $(STAMP)
 
 serve: $(STAMP)          ## install, then serve on 127.0.0.1:8000 with the embedded PostgreSQL

@@ -22,6 +22,7 @@ from app.auth import Caller, KeyResolver, bearer_token, check_admin
 from app.config import Settings
 from app.db.outage import is_outage
 from app.errors import AppError, ServiceUnavailable, Unauthorized
+from app.mcp.http import IN_PROCESS
 from app.mcp.http import PATH as MCP_PATH
 from app.middleware import refuse
 from app.ratelimit.limiter import Counter, RateLimited, messages_per_day, per_second
@@ -139,7 +140,8 @@ class GateMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not _gated(scope["path"]):
+        # An MCP tool's REST call in this process: its /mcp request was admitted, as its caller.
+        if scope["type"] != "http" or not _gated(scope["path"]) or scope.get(IN_PROCESS):
             await self.app(scope, receive, send)
             return
         state = scope.setdefault("state", {})

@@ -51,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(root)
     # MCP (Streamable HTTP) beside the REST routes, under the same middleware; not in the spec.
     app.add_route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)  # type: ignore[arg-type]
+    app.router.routes.insert(0, app.router.routes.pop())  # matched first, not after every /v1 route
     app.include_router(make_ui_router())  # the memory inspector (docs/ui.md)
     install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.

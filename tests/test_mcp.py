@@ -387,3 +387,20 @@ async def test_auth_off_is_the_default_tenant(database_url: str) -> None:
             renamed = await rest.post("/mcp", json=body, headers={**MCP_HEADERS, "Host": "evil.example"})
             assert renamed.status_code == 421
             assert (await rest.post("/mcp", json=body, headers=MCP_HEADERS)).status_code == 200
+
+
+async def test_a_tool_call_is_one_request_for_the_tenants_limits(database_url: str) -> None:
+    """The tool's REST call inside the /mcp request is not admitted again: with a cap of one
+    request in flight per tenant, a tool call still goes through."""
+    app = create_app(make_settings(database_url, tenant_max_concurrent=1, run_worker=False))
+    async with LifespanManager(app, startup_timeout=STARTUP) as manager:
+        transport = httpx.ASGITransport(app=manager.app)
+        admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as rest:
+            made = await rest.post(
+                "/v1/admin/keys", json={"tenant_id": f"t-{uuid.uuid4().hex[:8]}"}, headers=admin
+            )
+            key = made.json()["key"]
+        async with asgi_mcp_client(manager.app, key) as client:
+            found = ok(await client.call_tool("search", {"query": "anything", "mode": "keyword"}))
+            assert found["results"] == []

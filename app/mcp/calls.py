@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from types import ModuleType
 from typing import Any
 
+import httpx
 from engram_client import AuthenticatedClient
 from engram_client.api.facts import add_fact, delete_fact, fact_history, list_facts
 from engram_client.api.memory import get_memory
@@ -20,7 +22,7 @@ from engram_client.api.messages import append_messages
 from engram_client.api.search import search
 from engram_client.api.sessions import create_session
 from engram_client.models import AppendRequest, FactIn, SearchRequest, SessionCreate
-from engram_client.types import UNSET, Response
+from engram_client.types import UNSET
 
 from app.errors import problem_type
 from app.jsonutil import loads
@@ -47,7 +49,7 @@ def problem(status: int, slug: str, title: str, detail: str, **extra: Any) -> To
     )
 
 
-def _body(resp: Response[Any]) -> Json:
+def _body(resp: httpx.Response) -> Json:
     """The answer's JSON, or the problem it carries raised as `ToolProblem`."""
     if resp.status_code >= 400:
         try:
@@ -71,22 +73,30 @@ def _opt(value: Any) -> Any:
 
 
 class EngramCalls:
-    def __init__(self, client: AuthenticatedClient) -> None:
+    """`headers` go with every call (in-process: the caller's credential and request id)."""
+
+    def __init__(self, client: AuthenticatedClient, headers: dict[str, str] | None = None) -> None:
         self.client = client
+        self.headers = headers or {}
+
+    async def _call(self, operation: ModuleType, *args: Any, **kwargs: Any) -> httpx.Response:
+        """The generated operation's request, sent without parsing the answer into the client's
+        models (the tools pass the JSON on as it is; parsing it cost a tenth of a tool call)."""
+        request = operation._get_kwargs(*args, **kwargs)
+        if self.headers:
+            request["headers"] = {**request.get("headers", {}), **self.headers}
+        return await self.client.get_async_httpx_client().request(**request)
 
     async def memory(self, *, session_id: str, max_tokens: int, query: str | None) -> Json:
-        resp = await get_memory.asyncio_detailed(
-            session_id, client=self.client, max_tokens=max_tokens, query=_opt(query)
-        )
-        return _body(resp)
+        return _body(await self._call(get_memory, session_id, max_tokens=max_tokens, query=_opt(query)))
 
     async def append(
         self, *, session_id: str, messages: list[Json], idempotency_key: str
     ) -> tuple[Json, bool]:
         """The stored messages, and whether this was a replay of an earlier call with this key."""
-        resp = await append_messages.asyncio_detailed(
+        resp = await self._call(
+            append_messages,
             session_id,
-            client=self.client,
             body=AppendRequest.from_dict({"messages": messages}),
             idempotency_key=idempotency_key,
         )
@@ -94,11 +104,10 @@ class EngramCalls:
 
     async def create_session(self, *, session_id: str, user_id: str) -> Json:
         body = SessionCreate.from_dict({"session_id": session_id, "user_id": user_id})
-        return _body(await create_session.asyncio_detailed(client=self.client, body=body))
+        return _body(await self._call(create_session, body=body))
 
     async def search(self, *, body: Json) -> Json:
-        resp = await search.asyncio_detailed(client=self.client, body=SearchRequest.from_dict(body))
-        return _body(resp)
+        return _body(await self._call(search, body=SearchRequest.from_dict(body)))
 
     async def list_facts(
         self,
@@ -110,9 +119,9 @@ class EngramCalls:
         limit: int,
         cursor: str | None,
     ) -> Json:
-        resp = await list_facts.asyncio_detailed(
+        resp = await self._call(
+            list_facts,
             user_id,
-            client=self.client,
             as_of=_opt(as_of),
             include_invalid=include_invalid,
             kind=_opt(kinds),
@@ -123,14 +132,11 @@ class EngramCalls:
 
     async def add_fact(self, *, user_id: str, body: Json) -> tuple[Json, bool]:
         """The fact, and whether it is new (False: the same statement was already valid)."""
-        resp = await add_fact.asyncio_detailed(user_id, client=self.client, body=FactIn.from_dict(body))
+        resp = await self._call(add_fact, user_id, body=FactIn.from_dict(body))
         return _body(resp), resp.status_code == 201
 
     async def delete_fact(self, *, fact_id: uuid.UUID, redact: bool) -> None:
-        _body(await delete_fact.asyncio_detailed(fact_id, client=self.client, redact=redact))
+        _body(await self._call(delete_fact, fact_id, redact=redact))
 
     async def fact_history(self, *, fact_id: uuid.UUID, limit: int, cursor: str | None) -> Json:
-        resp = await fact_history.asyncio_detailed(
-            fact_id, client=self.client, limit=limit, cursor=_opt(cursor)
-        )
-        return _body(resp)
+        return _body(await self._call(fact_history, fact_id, limit=limit, cursor=_opt(cursor)))

@@ -4,8 +4,10 @@
   key is the REST API's 401 problem); with auth off, the default tenant. A tool never takes a tenant.
 - Stateless, JSON answers: no MCP session lives in one process, so any API replica (or uvicorn
   worker) can answer any request.
-- Tools call the REST routes of this same app in-process (an ASGI transport, no socket), with the
-  caller's own credential and request id, so every rule and middleware applies exactly as for REST.
+- Tools call the REST routes of this same app in-process (an ASGI transport, no socket), as the
+  caller the gate admitted for /mcp and under the request's id, so every rule of the routes applies
+  exactly as for REST. The gate does not admit such a call a second time (`IN_PROCESS`): one tool
+  call is one request against the tenant's rate limit and concurrency cap.
 """
 
 from __future__ import annotations
@@ -30,13 +32,15 @@ from app.mcp.calls import EngramCalls
 from app.mcp.server import build_server
 
 PATH = "/mcp"
+IN_PROCESS = "engram.in_process"  # scope key of a tool's REST call; no client can set a scope key
 _INTERNAL = "http://engram.internal"
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
 
 
-class _WithState:
-    """The app, called with the outer request's lifespan state (ASGITransport sends none)."""
+class _InProcess:
+    """The app, called with the lifespan state and the admitted caller (ASGITransport sends no
+    state), marked as a tool's call."""
 
     def __init__(self, app: ASGIApp, state: dict[str, Any]) -> None:
         self.app = app
@@ -44,29 +48,18 @@ class _WithState:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         scope["state"] = dict(self.state)
+        scope[IN_PROCESS] = True
         await self.app(scope, receive, send)
-
-
-@asynccontextmanager
-async def _in_process(ctx: ServerRequestContext[Any, Any]) -> AsyncIterator[EngramCalls]:
-    request = ctx.request
-    assert isinstance(request, Request), "the HTTP transport attaches the request"
-    headers = {"X-Request-ID": str(request.state.request_id)}
-    if "authorization" in request.headers:
-        headers["Authorization"] = request.headers["authorization"]
-    transport = httpx.ASGITransport(app=_WithState(request.scope["app"], dict(request.scope["state"])))
-    client = AuthenticatedClient(base_url=_INTERNAL, token="")
-    async with httpx.AsyncClient(transport=transport, base_url=_INTERNAL, headers=headers) as http:
-        client.set_async_httpx_client(http)
-        yield EngramCalls(client)
 
 
 class McpEndpoint:
     """The ASGI app at /mcp: auth first, then the SDK's Streamable HTTP session manager."""
 
     def __init__(self, settings: Settings) -> None:
+        self.app: ASGIApp | None = None  # this app and its lifespan state, set in its lifespan
+        self.state: dict[str, Any] = {}
         self.manager = StreamableHTTPSessionManager(
-            app=build_server(_in_process),
+            app=build_server(self._in_process),
             stateless=True,
             json_response=True,
             max_request_body_size=settings.max_body_bytes,
@@ -92,13 +85,30 @@ class McpEndpoint:
             return
         await self.manager.handle_request(scope, receive, send)
 
+    @asynccontextmanager
+    async def _in_process(self, ctx: ServerRequestContext[Any, Any]) -> AsyncIterator[EngramCalls]:
+        """REST calls to this app as the MCP request's caller, under its request id."""
+        request = ctx.request
+        assert isinstance(request, Request) and self.app is not None, "an HTTP request, in the lifespan"
+        state = {**self.state, "caller": request.state.caller}
+        transport = httpx.ASGITransport(app=_InProcess(self.app, state))
+        headers = {"X-Request-ID": str(request.state.request_id)}
+        async with httpx.AsyncClient(transport=transport, base_url=_INTERNAL, headers=headers) as http:
+            client = AuthenticatedClient(base_url=_INTERNAL, token="")
+            client.set_async_httpx_client(http)
+            yield EngramCalls(client)
+
     def around(self, lifespan: Lifespan) -> Lifespan:
         """The app's lifespan with the session manager running inside it."""
 
         @asynccontextmanager
         async def both(app: FastAPI) -> AsyncIterator[Any]:
             async with lifespan(app) as state, self.manager.run():
-                yield state
+                self.app, self.state = app, dict(state or {})
+                try:
+                    yield state
+                finally:
+                    self.app, self.state = None, {}
 
         return both
 
