@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.ai.embedder import Embedder
+from app.ai.model_gate import ModelGate
 from app.ai.tokenizer import Tokenizer
 from app.auth import KeyResolver
 from app.cache import WindowCache
@@ -26,7 +26,7 @@ from app.limits import Limits
 from app.metrics import Metrics, pool_stats
 from app.ratelimit.limiter import Counter
 from app.redis_client import make_redis
-from app.runtime import start_embedder
+from app.runtime import checked_embedder, needs_export
 from app.tenants.service import ensure_tenant
 from app.worker import Worker
 
@@ -37,7 +37,7 @@ class State(TypedDict):
     settings: Settings
     engine: AsyncEngine
     redis: Redis | None
-    embedder: Embedder
+    embedder: ModelGate
     waker: Waker
     tokenizer: Tokenizer
     limits: Limits
@@ -74,7 +74,11 @@ def make_lifespan(
             )
             async with engine.begin() as conn:
                 await ensure_tenant(conn, tenant_id=settings.default_tenant)
-        embedder = await start_embedder(settings, engine)
+        # The model loads in the background (a first run exports it, ~30 s): the API serves
+        # meanwhile, /readyz says why it is not ready, and the worker starts once it is.
+        inner = await checked_embedder(settings, engine)
+        embedder = ModelGate(inner, exporting=needs_export(inner))
+        embedder.prepare()
         stop = asyncio.Event()
         wake = asyncio.Event() if settings.run_worker else None
         worker_task: asyncio.Task[None] | None = None
@@ -82,7 +86,12 @@ def make_lifespan(
             worker = Worker(
                 settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, wake=wake
             )
-            worker_task = asyncio.create_task(worker.run(stop), name="engram-worker")
+
+            async def run_worker_when_ready() -> None:
+                if await embedder.wait_ready(stop):
+                    await worker.run(stop)
+
+            worker_task = asyncio.create_task(run_worker_when_ready(), name="engram-worker")
         keys = KeyResolver(
             key_engine, ttl=settings.api_key_cache_seconds, unknown_ttl=settings.unknown_key_cache_seconds
         )

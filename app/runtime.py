@@ -6,6 +6,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.embedder import Embedder, EmbedderMismatch, make_embedder
+from app.ai.model_gate import preparing_note
 from app.config import Settings
 from app.db.introspect import embedding_dimension
 from app.db.outage import is_outage
@@ -15,6 +16,21 @@ _log = structlog.get_logger("engram.runtime")
 
 async def start_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
     """Build and load the configured embedder; refuse to start if its vectors cannot be stored."""
+    embedder = await checked_embedder(settings, engine)
+    _log.info("model: preparing", model=embedder.name, note=preparing_note(exporting=needs_export(embedder)))
+    await embedder.start()
+    return embedder
+
+
+def needs_export(embedder: Embedder) -> bool:
+    """Whether `embedder.start()` will export the local model first (a first run, ~30 s)."""
+    from app.ai.local_embedder import LocalEmbedder
+
+    return isinstance(embedder, LocalEmbedder) and embedder.needs_export()
+
+
+async def checked_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
+    """The configured embedder, not yet loaded; refuse to start if its vectors cannot be stored."""
     embedder = make_embedder(settings)
     try:
         installed = await embedding_dimension(engine)
@@ -31,5 +47,4 @@ async def start_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
                 f"{name} gives {dim}-dimensional vectors but the database was installed with "
                 f"vector({installed}); use an embedder of {installed} dimensions, or a new database"
             )
-    await embedder.start()
     return embedder

@@ -57,6 +57,15 @@ class LocalEmbedder:
         self._tokenizer: Any = None
         self._load_lock = threading.Lock()
 
+    def needs_export(self) -> bool:
+        """Whether loading will first export the model to ONNX (a first run, ~30 s)."""
+        if self.backend == "torch":
+            return False
+        from app.ai.onnx_export import onnx_path
+
+        variant = ONNX_VARIANTS[self.backend]
+        return not onnx_path(packaged_model_dir(), self._cache_dir, variant=variant).is_file()
+
     def load(self) -> None:
         """Load (and on first use, export) the model; blocking, so call it from a thread."""
         with self._load_lock:

@@ -13,10 +13,13 @@ On the 2-core box: fp32 1.0x, int8-mixed 1.8x, int8 2.0x the fp32 rate; cosine t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import re
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -39,11 +42,16 @@ def model_fingerprint(model_dir: Path) -> str:
     return hashlib.sha256(f"{weights.name}:{stat.st_size}:{EXPORT_VERSION}".encode()).hexdigest()[:16]
 
 
+def onnx_path(model_dir: Path, cache_dir: Path, *, variant: Variant = "fp32") -> Path:
+    """Where the ONNX model for `model_dir` is cached (it may not exist yet)."""
+    return cache_dir / f"minilm-{model_fingerprint(model_dir)}{_SUFFIX[variant]}.onnx"
+
+
 def ensure_onnx(model_dir: Path, cache_dir: Path, *, variant: Variant = "fp32") -> Path:
     """Path of the ONNX model for `model_dir`, exporting it first if it is not cached."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     stem = f"minilm-{model_fingerprint(model_dir)}"
-    target = cache_dir / f"{stem}{_SUFFIX[variant]}.onnx"
+    target = onnx_path(model_dir, cache_dir, variant=variant)
     if target.is_file():
         return target
     # Several processes may start at once: one exports, the others wait and reuse its file.
@@ -61,7 +69,39 @@ def ensure_onnx(model_dir: Path, cache_dir: Path, *, variant: Variant = "fp32") 
     return target
 
 
+class _QuantiserChatter(logging.Filter):
+    """Drops the two lines onnxruntime's quantiser logs to the root logger on every export:
+    "Please consider to run pre-processing before quantization" (shape inference and graph
+    fusions for static, calibrated quantisation; dynamic quantisation of a transformer gains
+    nothing from it, and bench/quant_variants.py measured these exact files) and one
+    "Quantization parameters for tensor ... not specified" per tensor (expected: dynamic
+    quantisation computes activation scales per call, so none are given)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        return not (
+            message.startswith("Please consider to run pre-processing before quantization")
+            or message.startswith("Quantization parameters for tensor")
+        )
+
+
+@contextlib.contextmanager
+def _quiet_quantiser() -> Iterator[None]:
+    root = logging.getLogger()  # onnxruntime.quantization logs with logging.info/warning
+    chatter = _QuantiserChatter()
+    root.addFilter(chatter)
+    try:
+        yield
+    finally:
+        root.removeFilter(chatter)
+
+
 def _quantize(fp32: Path, out: Path, variant: Variant) -> None:
+    with _quiet_quantiser():
+        _quantize_dynamic(fp32, out, variant)
+
+
+def _quantize_dynamic(fp32: Path, out: Path, variant: Variant) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     # Per-channel scales keep int8 vectors within ~0.99 cosine of fp32 (per-tensor: ~0.96).
@@ -95,7 +135,37 @@ def _mixed_nodes(fp32: Path) -> list[str]:
     return [name for name in linear if name not in kept]
 
 
+@contextlib.contextmanager
+def _quiet_exporter() -> Iterator[None]:
+    """Silences the tracer's and the exporter's warnings about this model, which are harmless:
+
+    - TracerWarning "Converting a tensor to a Python boolean might cause the trace to be
+      incorrect" (transformers' masking_utils: a key/value padding length that is 0 for every
+      input of an encoder run without a cache, so the branch traced is the one always taken);
+    - UserWarning "Exporting aten::index ... If indices include negative values, the exported
+      graph will produce incorrect results" (the indices are token positions, never negative).
+
+    tests/test_embedders.py checks the exported model's vectors against sentence-transformers'.
+    """
+    from transformers.utils import logging as hf_logging
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Converting a tensor to a Python boolean")
+        warnings.filterwarnings("ignore", message=r"Exporting aten::index operator", category=UserWarning)
+        # "Loading weights: 100%": a progress bar for a step of a fraction of a second.
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        try:
+            yield
+        finally:
+            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 def _export(model_dir: Path, out: Path) -> None:
+    with _quiet_exporter():
+        _export_onnx(model_dir, out)
+
+
+def _export_onnx(model_dir: Path, out: Path) -> None:
     import torch
     from transformers import AutoModel
 

@@ -26,23 +26,26 @@ async def healthz() -> dict[str, str]:
 @router.get(
     "/readyz",
     summary="Readiness",
-    description="200 when the database answers (Redis down is `degraded`, still 200); 503 otherwise.",
+    description="200 when the database answers and the embedding model is loaded (Redis down is "
+    "`degraded`, still 200); 503 otherwise, with the reason in `checks` (a first run exports the "
+    "model: `model` is `preparing (...)` for ~30 s).",
     responses={
         200: {
             "content": {
                 "application/json": {
                     "example": {
                         "status": "ready",
-                        "checks": {"database": "ok", "redis": "disabled"},
+                        "checks": {"database": "ok", "redis": "disabled", "model": "ok"},
                     }
                 }
             }
         },
-        503: {"description": "The database does not answer."},
+        503: {"description": "The database does not answer, or the model is not loaded yet."},
     },
 )
 async def readyz(request: Request) -> Any:
-    ready, body = await readiness(request.state.engine, request.state.redis)
+    state = request.state
+    ready, body = await readiness(state.engine, state.redis, state.embedder.status())
     return JSONResponse(body, status_code=200 if ready else 503)
 
 

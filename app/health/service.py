@@ -32,9 +32,11 @@ async def check_redis(redis: Redis | None) -> str:
     return "ok"
 
 
-async def readiness(engine: AsyncEngine, redis: Redis | None) -> tuple[bool, dict[str, Any]]:
+async def readiness(engine: AsyncEngine, redis: Redis | None, model: str) -> tuple[bool, dict[str, Any]]:
+    """`model` is the embedding model's state (`ok`, `preparing (...)`, `error: ...`)."""
     db, cache = await asyncio.gather(check_database(engine), check_redis(redis))
-    # Redis is a cache: without it Engram still answers (degraded), so only the database gates.
-    ready = db == "ok"
+    # Redis is a cache: without it Engram still answers (degraded), so only the database and the
+    # model (which search and the worker need) gate.
+    ready = db == "ok" and model == "ok"
     status = "ready" if ready and cache in ("ok", "disabled") else ("degraded" if ready else "unavailable")
-    return ready, {"status": status, "checks": {"database": db, "redis": cache}}
+    return ready, {"status": status, "checks": {"database": db, "redis": cache, "model": model}}
