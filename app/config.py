@@ -34,7 +34,11 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=0, le=65535, description="Port the API binds to.")
     workers: int = Field(1, ge=1, le=64, description="API processes started by `engram serve`.")
     log_level: str = Field("info", description="Log level (debug, info, warning, error).")
-    log_json: bool = Field(True, description="Structured JSON logs (false: human-readable).")
+    log_json: bool | None = Field(
+        None,
+        description="JSON log lines (true) or human-readable ones (false); unset: human-readable "
+        "when stderr is a terminal, JSON otherwise (a service manager, a container, a file).",
+    )
 
     # --- storage ---
     data_dir: Path = Field(

@@ -1,4 +1,4 @@
-"""Structured logs (JSON by default) carrying the request id through contextvars.
+"""Structured logs (JSON, or human-readable on a terminal) carrying the request id through contextvars.
 
 Logs never hold content: an exception is logged as its type and frames, without its message,
 which may quote a value (a database error quotes the row it refused).
@@ -51,7 +51,10 @@ def format_exc_without_values(
     return event
 
 
-def configure_logging(level: str = "info", json: bool = True) -> None:
+def configure_logging(level: str = "info", json: bool | None = None) -> None:
+    """`json=None`: JSON unless stderr is a terminal (a person reads it there; a collector elsewhere)."""
+    if json is None:
+        json = not sys.stderr.isatty()
     shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.stdlib.add_log_level,
