@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import resource
 import signal
+import socket
 import sys
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
@@ -27,9 +30,43 @@ def _settings_with(**overrides: object) -> Settings:
             os.environ[f"ENGRAM_{name.upper()}"] = str(value)
     try:
         return Settings()
+    except ValidationError as exc:
+        typer.echo(f"engram: {_one_line(exc)}", err=True)
+        raise typer.Exit(2) from None
     except ValueError as exc:
         typer.echo(f"engram: invalid settings: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+def _one_line(exc: ValidationError) -> str:
+    """`invalid setting ENGRAM_PORT: Input should be ...`, without the value (it may be a secret)."""
+    parts = []
+    for error in exc.errors(include_url=False, include_input=False):
+        name = "ENGRAM_" + str(error["loc"][0]).upper() if error["loc"] else "settings"
+        parts.append(f"{name}: {error['msg']}")
+    return "invalid setting " + "; ".join(parts)
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Fail with one clear line before starting anything if the address cannot be listened on.
+
+    uvicorn would say so too, but only after the database and the model were started, and inside
+    a log line.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                why = f"port {port} on {host} is already in use; set ENGRAM_PORT or --port"
+            elif exc.errno == errno.EACCES:
+                why = f"not allowed to listen on port {port} on {host}; set ENGRAM_PORT or --port"
+            else:
+                why = f"cannot listen on {host}:{port} ({exc.strerror}); set ENGRAM_HOST or --host"
+            typer.echo(f"engram: {why}", err=True)
+            raise typer.Exit(1) from None
 
 
 @app.command()
@@ -49,6 +86,7 @@ def serve(
 
     settings = _settings_with(host=host, port=port, workers=workers, data_dir=data_dir)
     configure_logging(settings.log_level, settings.log_json)
+    _check_port_free(settings.host, settings.port)
     embedded = _start_embedded_if_needed(settings)
     try:
         url = embedded.url if embedded else settings.database_url
