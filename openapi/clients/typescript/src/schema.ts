@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the database answers (Redis down is `degraded`, still 200); 503 otherwise.
+         * @description 200 when the database answers and the embedding model is loaded (Redis down is `degraded`, still 200); 503 otherwise, with the reason in `checks` (a first run exports the model: `model` is `preparing (...)` for ~30 s).
          */
         get: operations["readyz"];
         put?: never;
@@ -2243,6 +2243,7 @@ export interface operations {
                      * @example {
                      *       "checks": {
                      *         "database": "ok",
+                     *         "model": "ok",
                      *         "redis": "disabled"
                      *       },
                      *       "status": "ready"
@@ -2251,7 +2252,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description The database does not answer. */
+            /** @description The database does not answer, or the model is not loaded yet. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -46,7 +46,9 @@ def sync_detailed(
 ) -> Response[Any]:
     """Readiness
 
-     200 when the database answers (Redis down is `degraded`, still 200); 503 otherwise.
+     200 when the database answers and the embedding model is loaded (Redis down is `degraded`, still
+    200); 503 otherwise, with the reason in `checks` (a first run exports the model: `model` is
+    `preparing (...)` for ~30 s).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -71,7 +73,9 @@ async def asyncio_detailed(
 ) -> Response[Any]:
     """Readiness
 
-     200 when the database answers (Redis down is `degraded`, still 200); 503 otherwise.
+     200 when the database answers and the embedding model is loaded (Redis down is `degraded`, still
+    200); 503 otherwise, with the reason in `checks` (a first run exports the model: `model` is
+    `preparing (...)` for ~30 s).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
