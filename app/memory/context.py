@@ -13,6 +13,11 @@ each starting with a non-space character:
     [2026-11-20 14:03 UTC] user (Ada): <content>
     [2026-11-20 14:03 UTC] assistant: <content>
 
+How the budget is split (docs/api.md): the newest message always comes first (a budget too small
+for it alone is refused, `BudgetTooSmall`); then the summary, whole, if it fits within
+`summary_share` of the budget; then the facts, best first, within `facts_share`; then the other
+messages, newest first, in what is left (including whatever the summary and facts did not use).
+
 With tiktoken's encodings no pre-token crosses such a boundary (a run of whitespace ending in a
 newline is its own pre-token, and the next block starts with a non-space), so the tokens of the
 whole are the sum of the tokens of the blocks: each block is counted once (a message's line is
@@ -22,14 +27,29 @@ every request. tests/test_memory.py checks the sum against a full count.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from app.errors import ValidationFailed
 
 Doc = dict[str, Any]
 Count = Callable[[str], int]
 MESSAGES_HEADER = "## Recent messages\n"
 FACTS_HEADER = "## Facts about the user\n"
+
+
+class BudgetTooSmall(ValidationFailed):
+    """The newest message does not fit `max_tokens` by itself: a context without the turn being
+    answered misleads more than no answer."""
+
+    def __init__(self, *, max_tokens: int, minimum: int) -> None:
+        super().__init__(
+            f"max_tokens: is {max_tokens}; the newest message alone needs {minimum}",
+            errors=[{"loc": ["query", "max_tokens"], "msg": f"at least {minimum}", "type": "too_small"}],
+            minimum_max_tokens=minimum,
+        )
 
 
 def message_line(doc: Doc) -> str:
@@ -71,20 +91,30 @@ def fit(
     newest_first: Iterable[Doc],
     count: Count,
     last_n: int | None,
+    summary_share: float = 1.0,
+    facts_share: float = 1.0,
 ) -> Fitted:
-    """Summary first, then facts in the order given, then the newest messages, whole or not at all.
+    """The newest message, then the summary (whole, within `summary_share` of the budget), then
+    facts in the order given (within `facts_share`), then the other messages, newest first, whole.
 
     Stops at the first message that does not fit, so the messages stay a contiguous run ending
     at the newest: a gap in the middle of a conversation misleads more than a shorter window.
+    Raises BudgetTooSmall when the newest message alone does not fit.
     """
-    left = max_tokens
+    messages = iter(newest_first)
+    newest = next(messages, None)
+    header = count(MESSAGES_HEADER)
+    reserved = header + line_tokens(newest, count) if newest is not None else 0
+    if reserved > max_tokens:
+        raise BudgetTooSmall(max_tokens=max_tokens, minimum=reserved)
+    left = max_tokens - reserved  # for the summary and the facts
     blocks: list[str] = []
     kept_summary: Doc | None = None
     summary_omitted = False
     if summary is not None:
         block = summary_block(summary)
         n = count(block)
-        if n <= left:
+        if n <= min(left, int(max_tokens * summary_share)):
             blocks.append(block)
             left -= n
             kept_summary = summary
@@ -93,43 +123,44 @@ def fit(
 
     kept_facts: list[Doc] = []
     if facts:
+        room = min(left, int(max_tokens * facts_share))
         lines = [f"- {f['content']}\n" for f in facts]
         size = count(FACTS_HEADER)
         for doc, line in zip(facts, lines, strict=True):
             n = count(line)
-            if size + n + 1 > left:  # +1: the blank line that closes the block
+            if size + n + 1 > room:  # +1: the blank line that closes the block
                 break
             kept_facts.append(doc)
             size += n
         while kept_facts:  # the +1 above is an estimate; the block's own count decides
             block = FACTS_HEADER + "".join(lines[: len(kept_facts)]) + "\n"
             size = count(block)
-            if size <= left:
+            if size <= room:
                 blocks.append(block)
                 left -= size
                 break
             kept_facts.pop()
 
     kept: list[Doc] = []
-    header = count(MESSAGES_HEADER)
-    budget = left - header
-    for doc in newest_first:
-        if last_n is not None and len(kept) >= last_n:
-            break
-        n = line_tokens(doc, count)
-        if n > budget:
-            break
-        kept.append(doc)
-        budget -= n
-    kept.reverse()
-    if kept:
+    budget = left + reserved - header  # the newest message's line is in it: it fits, as checked
+    if newest is not None:
+        for doc in itertools.chain([newest], messages):
+            if last_n is not None and len(kept) >= last_n:
+                break
+            n = line_tokens(doc, count)
+            if n > budget:
+                break
+            kept.append(doc)
+            budget -= n
+        kept.reverse()
         blocks.append(MESSAGES_HEADER)
         blocks.extend(message_line(d) for d in kept)
-        left = budget
+    else:
+        budget = left
     context = "".join(blocks)
     return Fitted(
         context=context,
-        token_count=max_tokens - left,
+        token_count=max_tokens - budget,
         summary=kept_summary,
         facts=kept_facts,
         messages=kept,

@@ -47,8 +47,12 @@ async def _parts(request: Request) -> _Parts:
     description="What to put in a prompt for this session, within `max_tokens`: the latest "
     "summary, the user's facts relevant to `query`, and the newest messages that fit (whole, in "
     "order), as JSON and as one `context` string whose exact token count is `token_count`. "
-    "Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the "
-    "Redis window answered (`hit`) or PostgreSQL did (`miss`).",
+    "The budget goes first to the newest message (always included: a `max_tokens` too small for "
+    "it alone is a 422 giving `minimum_max_tokens`), then to the summary (whole, within "
+    "`summary_share` of `max_tokens`), then to the facts in the order of their `score` (within "
+    "`facts_share`), then to older messages (all that is left). Always includes every "
+    "acknowledged message that fits. `X-Engram-Cache` says whether the Redis window answered "
+    "(`hit`) or PostgreSQL did (`miss`).",
     response_model=MemoryOut,
     responses=problem_responses(404, 422),
 )
@@ -66,6 +70,13 @@ async def get_memory(
     role: Annotated[
         list[Role] | None, Query(description="Only messages of these roles (repeatable).")
     ] = None,
+    summary_share: Annotated[
+        float,
+        Query(ge=0, le=1, description="Most of `max_tokens` the summary may take (it is whole or left out)."),
+    ] = 0.5,
+    facts_share: Annotated[
+        float, Query(ge=0, le=1, description="Most of `max_tokens` the facts may take.")
+    ] = 0.25,
 ) -> Response:
     settings = parts.settings
     if max_tokens > settings.memory_max_tokens:
@@ -96,6 +107,8 @@ async def get_memory(
         query=query,
         last_n=last_n,
         roles={r.value for r in role} if role else None,
+        summary_share=summary_share,
+        facts_share=facts_share,
     )
     # Serialised here, not through the response model: the documents are already in the API's
     # shape, and skipping a pydantic round trip per message matters on this hot path.

@@ -295,6 +295,13 @@ async def _facts(
     )
 
 
+def _by_score(facts: list[Doc]) -> list[Doc]:
+    """In the order of the score the answer shows (the query's cosine), best first; facts without
+    a score (no vector yet) after those with one, in the order they came (by importance). The SQL
+    picks the best with a little importance added, which may order them otherwise."""
+    return sorted(facts, key=lambda f: (f["score"] is None, -(f["score"] or 0.0)))
+
+
 def _fact_doc(row: Doc) -> Doc:
     return {
         "fact_id": row["fact_id"],
@@ -319,7 +326,10 @@ async def get_memory(
     query: str | None,
     last_n: int | None,
     roles: set[str] | None,
+    summary_share: float = 1.0,
+    facts_share: float = 1.0,
 ) -> Memory:
+    """Raises BudgetTooSmall (422) when the newest message (of `roles`) alone exceeds `max_tokens`."""
     window: Window | None = None
     head: _Head | None = None
     source = "database"
@@ -387,10 +397,12 @@ async def get_memory(
     fitted = fit(
         max_tokens=max_tokens,
         summary=window.summary,
-        facts=[_fact_doc(f) for f in facts],
+        facts=[_fact_doc(f) for f in _by_score(facts)],
         newest_first=candidates(),
         count=tokenizer.count,
         last_n=last_n,
+        summary_share=summary_share,
+        facts_share=facts_share,
     )
     boundary = fitted.summary["to_seq"] if fitted.summary else 0
     left_out = _left_out(window, older, fitted.messages, boundary=boundary, roles=roles, head=head)

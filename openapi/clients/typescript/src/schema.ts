@@ -361,7 +361,7 @@ export interface paths {
         };
         /**
          * Get a session's memory
-         * @description What to put in a prompt for this session, within `max_tokens`: the latest summary, the user's facts relevant to `query`, and the newest messages that fit (whole, in order), as JSON and as one `context` string whose exact token count is `token_count`. Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the Redis window answered (`hit`) or PostgreSQL did (`miss`).
+         * @description What to put in a prompt for this session, within `max_tokens`: the latest summary, the user's facts relevant to `query`, and the newest messages that fit (whole, in order), as JSON and as one `context` string whose exact token count is `token_count`. The budget goes first to the newest message (always included: a `max_tokens` too small for it alone is a 422 giving `minimum_max_tokens`), then to the summary (whole, within `summary_share` of `max_tokens`), then to the facts in the order of their `score` (within `facts_share`), then to older messages (all that is left). Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the Redis window answered (`hit`) or PostgreSQL did (`miss`).
          */
         get: operations["get_memory"];
         put?: never;
@@ -3528,6 +3528,10 @@ export interface operations {
                 last_n?: number | null;
                 /** @description Only messages of these roles (repeatable). */
                 role?: components["schemas"]["Role"][] | null;
+                /** @description Most of `max_tokens` the summary may take (it is whole or left out). */
+                summary_share?: number;
+                /** @description Most of `max_tokens` the facts may take. */
+                facts_share?: number;
             };
             header?: never;
             path: {

@@ -19,6 +19,8 @@ def _get_kwargs(
     query: None | str | Unset = UNSET,
     last_n: int | None | Unset = UNSET,
     role: list[Role] | None | Unset = UNSET,
+    summary_share: float | Unset = 0.5,
+    facts_share: float | Unset = 0.25,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -51,6 +53,10 @@ def _get_kwargs(
     else:
         json_role = role
     params["role"] = json_role
+
+    params["summary_share"] = summary_share
+
+    params["facts_share"] = facts_share
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -109,14 +115,19 @@ def sync_detailed(
     query: None | str | Unset = UNSET,
     last_n: int | None | Unset = UNSET,
     role: list[Role] | None | Unset = UNSET,
+    summary_share: float | Unset = 0.5,
+    facts_share: float | Unset = 0.25,
 ) -> Response[MemoryOut | Problem]:
     """Get a session's memory
 
      What to put in a prompt for this session, within `max_tokens`: the latest summary, the user's facts
     relevant to `query`, and the newest messages that fit (whole, in order), as JSON and as one
-    `context` string whose exact token count is `token_count`. Always includes every acknowledged
-    message that fits. `X-Engram-Cache` says whether the Redis window answered (`hit`) or PostgreSQL did
-    (`miss`).
+    `context` string whose exact token count is `token_count`. The budget goes first to the newest
+    message (always included: a `max_tokens` too small for it alone is a 422 giving
+    `minimum_max_tokens`), then to the summary (whole, within `summary_share` of `max_tokens`), then to
+    the facts in the order of their `score` (within `facts_share`), then to older messages (all that is
+    left). Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the Redis
+    window answered (`hit`) or PostgreSQL did (`miss`).
 
     Args:
         session_id (str): The session's id.
@@ -124,6 +135,9 @@ def sync_detailed(
         query (None | str | Unset): What the next turn is about (ranks facts).
         last_n (int | None | Unset): At most this many messages.
         role (list[Role] | None | Unset): Only messages of these roles (repeatable).
+        summary_share (float | Unset): Most of `max_tokens` the summary may take (it is whole or
+            left out). Default: 0.5.
+        facts_share (float | Unset): Most of `max_tokens` the facts may take. Default: 0.25.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -139,6 +153,8 @@ def sync_detailed(
         query=query,
         last_n=last_n,
         role=role,
+        summary_share=summary_share,
+        facts_share=facts_share,
     )
 
     response = client.get_httpx_client().request(
@@ -156,14 +172,19 @@ def sync(
     query: None | str | Unset = UNSET,
     last_n: int | None | Unset = UNSET,
     role: list[Role] | None | Unset = UNSET,
+    summary_share: float | Unset = 0.5,
+    facts_share: float | Unset = 0.25,
 ) -> MemoryOut | Problem | None:
     """Get a session's memory
 
      What to put in a prompt for this session, within `max_tokens`: the latest summary, the user's facts
     relevant to `query`, and the newest messages that fit (whole, in order), as JSON and as one
-    `context` string whose exact token count is `token_count`. Always includes every acknowledged
-    message that fits. `X-Engram-Cache` says whether the Redis window answered (`hit`) or PostgreSQL did
-    (`miss`).
+    `context` string whose exact token count is `token_count`. The budget goes first to the newest
+    message (always included: a `max_tokens` too small for it alone is a 422 giving
+    `minimum_max_tokens`), then to the summary (whole, within `summary_share` of `max_tokens`), then to
+    the facts in the order of their `score` (within `facts_share`), then to older messages (all that is
+    left). Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the Redis
+    window answered (`hit`) or PostgreSQL did (`miss`).
 
     Args:
         session_id (str): The session's id.
@@ -171,6 +192,9 @@ def sync(
         query (None | str | Unset): What the next turn is about (ranks facts).
         last_n (int | None | Unset): At most this many messages.
         role (list[Role] | None | Unset): Only messages of these roles (repeatable).
+        summary_share (float | Unset): Most of `max_tokens` the summary may take (it is whole or
+            left out). Default: 0.5.
+        facts_share (float | Unset): Most of `max_tokens` the facts may take. Default: 0.25.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -187,6 +211,8 @@ def sync(
         query=query,
         last_n=last_n,
         role=role,
+        summary_share=summary_share,
+        facts_share=facts_share,
     ).parsed
 
 
@@ -198,14 +224,19 @@ async def asyncio_detailed(
     query: None | str | Unset = UNSET,
     last_n: int | None | Unset = UNSET,
     role: list[Role] | None | Unset = UNSET,
+    summary_share: float | Unset = 0.5,
+    facts_share: float | Unset = 0.25,
 ) -> Response[MemoryOut | Problem]:
     """Get a session's memory
 
      What to put in a prompt for this session, within `max_tokens`: the latest summary, the user's facts
     relevant to `query`, and the newest messages that fit (whole, in order), as JSON and as one
-    `context` string whose exact token count is `token_count`. Always includes every acknowledged
-    message that fits. `X-Engram-Cache` says whether the Redis window answered (`hit`) or PostgreSQL did
-    (`miss`).
+    `context` string whose exact token count is `token_count`. The budget goes first to the newest
+    message (always included: a `max_tokens` too small for it alone is a 422 giving
+    `minimum_max_tokens`), then to the summary (whole, within `summary_share` of `max_tokens`), then to
+    the facts in the order of their `score` (within `facts_share`), then to older messages (all that is
+    left). Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the Redis
+    window answered (`hit`) or PostgreSQL did (`miss`).
 
     Args:
         session_id (str): The session's id.
@@ -213,6 +244,9 @@ async def asyncio_detailed(
         query (None | str | Unset): What the next turn is about (ranks facts).
         last_n (int | None | Unset): At most this many messages.
         role (list[Role] | None | Unset): Only messages of these roles (repeatable).
+        summary_share (float | Unset): Most of `max_tokens` the summary may take (it is whole or
+            left out). Default: 0.5.
+        facts_share (float | Unset): Most of `max_tokens` the facts may take. Default: 0.25.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -228,6 +262,8 @@ async def asyncio_detailed(
         query=query,
         last_n=last_n,
         role=role,
+        summary_share=summary_share,
+        facts_share=facts_share,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -243,14 +279,19 @@ async def asyncio(
     query: None | str | Unset = UNSET,
     last_n: int | None | Unset = UNSET,
     role: list[Role] | None | Unset = UNSET,
+    summary_share: float | Unset = 0.5,
+    facts_share: float | Unset = 0.25,
 ) -> MemoryOut | Problem | None:
     """Get a session's memory
 
      What to put in a prompt for this session, within `max_tokens`: the latest summary, the user's facts
     relevant to `query`, and the newest messages that fit (whole, in order), as JSON and as one
-    `context` string whose exact token count is `token_count`. Always includes every acknowledged
-    message that fits. `X-Engram-Cache` says whether the Redis window answered (`hit`) or PostgreSQL did
-    (`miss`).
+    `context` string whose exact token count is `token_count`. The budget goes first to the newest
+    message (always included: a `max_tokens` too small for it alone is a 422 giving
+    `minimum_max_tokens`), then to the summary (whole, within `summary_share` of `max_tokens`), then to
+    the facts in the order of their `score` (within `facts_share`), then to older messages (all that is
+    left). Always includes every acknowledged message that fits. `X-Engram-Cache` says whether the Redis
+    window answered (`hit`) or PostgreSQL did (`miss`).
 
     Args:
         session_id (str): The session's id.
@@ -258,6 +299,9 @@ async def asyncio(
         query (None | str | Unset): What the next turn is about (ranks facts).
         last_n (int | None | Unset): At most this many messages.
         role (list[Role] | None | Unset): Only messages of these roles (repeatable).
+        summary_share (float | Unset): Most of `max_tokens` the summary may take (it is whole or
+            left out). Default: 0.5.
+        facts_share (float | Unset): Most of `max_tokens` the facts may take. Default: 0.25.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -275,5 +319,7 @@ async def asyncio(
             query=query,
             last_n=last_n,
             role=role,
+            summary_share=summary_share,
+            facts_share=facts_share,
         )
     ).parsed
