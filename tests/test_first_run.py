@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.procs import ENGRAM, Server, engram_env
+from tests.procs import ENGRAM, MODEL_CACHE, Server, engram_env
 
 pytestmark = pytest.mark.slow
 QUERY = {"query": "where do I live", "mode": "semantic", "kinds": ["messages"]}
@@ -107,3 +108,22 @@ def test_a_bad_setting_is_one_clear_line() -> None:
     assert done.stderr.startswith("engram: invalid setting ENGRAM_PORT: Input should be a valid integer")
     assert done.stderr.count("\n") == 1
     assert "eighty" not in done.stderr
+
+
+def test_an_idle_server_stops_promptly_on_sigterm(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "data", ENGRAM_MODEL_CACHE_DIR=str(MODEL_CACHE))
+    try:
+        srv.wait_ready()
+        with httpx.Client() as idle:  # a keep-alive connection left open, as clients do
+            assert idle.get(f"{srv.url}/healthz").status_code == 200
+            started = time.monotonic()
+            srv.proc.send_signal(signal.SIGTERM)
+            code = srv.proc.wait(timeout=30)
+            took = time.monotonic() - started
+    finally:
+        srv.stop()
+    print(f"\nSIGTERM to exit: {took:.2f} s")
+    assert code == 0
+    # The goal is under 3 s (0.6 s measured on a loaded 2-core machine; 5.8 s before the
+    # interpreter's teardown was skipped); 5 s leaves room for a machine busier still.
+    assert took < 5, took
