@@ -152,6 +152,14 @@ class Message(SQLModel, table=True):
             "embed_after",
             postgresql_where=text("embed_status = 'pending'"),
         ),
+        # Fair claims: who has due work, tenant by tenant and user by user (app/indexing/tasks.py).
+        Index(
+            "ix_messages_embed_fair",
+            "tenant_id",
+            "user_id",
+            "embed_after",
+            postgresql_where=text("embed_status = 'pending'"),
+        ),
         # "Is this user / session fully indexed?" without touching indexed rows.
         Index(
             "ix_messages_embed_scope",
@@ -274,6 +282,7 @@ class Job(SQLModel, table=True):
         _session_fk(),
         CheckConstraint("status IN ('pending', 'failed')", name="status"),
         Index("ix_jobs_queue", "run_after", postgresql_where=text("status = 'pending'")),
+        Index("ix_jobs_fair", "kind", "tenant_id", "run_after", postgresql_where=text("status = 'pending'")),
     )
     tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
     kind: str = Field(sa_column=Column(Text, primary_key=True))

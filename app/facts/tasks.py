@@ -38,6 +38,7 @@ from app.facts.reconcile import (
     reconcile_speakers,
 )
 from app.jobs import queue
+from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy, next_try
 from app.messages.turns import read_turns
 
@@ -69,12 +70,13 @@ class Extract:
     ) -> None:
         self.extractor = extractor
         self.embedder = embedder
+        self.rotation = Rotation()  # tenants take turns (app.jobs.fair)
         self.thresholds = thresholds
         self.max_input_tokens = max_input_tokens
         self.offload = offload  # reconciliation is pure Python over all the user's facts
 
     async def claim(self, conn: AsyncConnection) -> list[Unread]:
-        job = await queue.claim(conn, KIND)
+        job = await queue.claim(conn, KIND, self.rotation)
         if job is None:
             return []
         t, s, u = job.tenant_id, job.session_id, job.user_id  # the claim carries the session's row

@@ -2,7 +2,9 @@
 
 Run by app.jobs.runner (one transaction holding the rows' locks, the shared model lock around the
 call, bisection on error, backoff). The queue is the message rows themselves (`embed_status`,
-`embed_after`, `embed_attempts`, `embed_error`), written by the append at no extra cost.
+`embed_after`, `embed_attempts`, `embed_error`), written by the append at no extra cost. Claims are
+fair: a batch is shared across tenants, then users, in rotation, so one tenant's backlog does not
+hold up another's new message.
 """
 
 from __future__ import annotations
@@ -16,13 +18,59 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.db.vectors import vector_literal
+from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
 from app.jobs.retry import RetryPolicy, next_try
 
 KIND = "embed"
 
-_CLAIM = text(
-    "SELECT message_id, content FROM messages "
-    "WHERE embed_status = 'pending' AND embed_after <= now() "
+_DUE = "embed_status = 'pending' AND embed_after <= now()"
+
+
+def _rotation(name: str, col: str, scope: str, after: str, limit: str) -> str:
+    """CTEs ending in `{name}` (n, v, lap): up to `limit` distinct values of `col` among the due
+    messages matching `scope`, in rotation order: ascending after `after`, then from the start
+    up to it. Each step is one probe of ix_messages_embed_fair (a loose index scan), so the cost
+    is the number of values returned, whatever the backlog behind them."""
+    probe = f"SELECT m.{col} FROM messages m WHERE {scope} AND m.{_DUE.replace(' embed_', ' m.embed_')}"
+    return (
+        f"{name}_0 (n, v) AS ("
+        f"SELECT 1, ({probe} AND m.{col} > {after} ORDER BY m.{col} LIMIT 1) "
+        f"UNION ALL SELECT r.n + 1, ({probe} AND m.{col} > r.v ORDER BY m.{col} LIMIT 1) "
+        f"FROM {name}_0 r WHERE r.v IS NOT NULL AND r.n < {limit}), "
+        f"{name}_1 (n, v) AS ("
+        f"SELECT 1, ({probe} ORDER BY m.{col} LIMIT 1) "
+        f"UNION ALL SELECT r.n + 1, ({probe} AND m.{col} > r.v ORDER BY m.{col} LIMIT 1) "
+        f"FROM {name}_1 r WHERE r.v IS NOT NULL AND r.v < {after} AND r.n < {limit}), "
+        f"{name} (n, v, lap) AS ("
+        f"SELECT n, v, 0 FROM {name}_0 WHERE v IS NOT NULL "
+        f"UNION ALL SELECT n, v, 1 FROM {name}_1 WHERE v IS NOT NULL AND v <= {after} "
+        f"ORDER BY 3, 1 LIMIT {limit})"
+    )
+
+
+# Who has due work, in rotation order: tenants after the last one served, and in each, users
+# after the last one served there.
+_OWNERS = text(
+    "WITH RECURSIVE "
+    + _rotation("tenants", "tenant_id", "true", ":after_tenant", ":tenants")
+    + " SELECT t.v AS tenant_id, u.v AS user_id FROM tenants t "
+    "LEFT JOIN unnest(CAST(:cursor_tenants AS text[]), CAST(:cursor_users AS text[])) AS c(t, u) "
+    "ON c.t = t.v "
+    "CROSS JOIN LATERAL (WITH RECURSIVE "
+    + _rotation("users", "user_id", "m.tenant_id = t.v", "coalesce(c.u, '')", ":users")
+    + " SELECT n, v, lap FROM users) u ORDER BY t.lap, t.n, u.lap, u.n"
+)
+# Each owner's share, oldest first; then, if shares were left unused, the oldest of the rest.
+_CLAIM_SHARES = text(
+    "SELECT m.message_id, m.content FROM "
+    "unnest(CAST(:tenant_ids AS text[]), CAST(:user_ids AS text[]), CAST(:shares AS int[])) AS o(t, u, q) "
+    "CROSS JOIN LATERAL (SELECT message_id, content FROM messages "
+    f"WHERE tenant_id = o.t AND user_id = o.u AND {_DUE} "
+    "ORDER BY embed_after LIMIT o.q FOR UPDATE SKIP LOCKED) m"
+)
+_CLAIM_REST = text(
+    f"SELECT message_id, content FROM messages WHERE {_DUE} "
+    "AND NOT (message_id = ANY(CAST(:taken AS uuid[]))) "
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
 _STORE = text(
@@ -51,9 +99,43 @@ class EmbedMessages:
     def __init__(self, *, embedder: Embedder, batch_size: int) -> None:
         self.embedder = embedder
         self.limit = batch_size
+        self.rotation = Rotation()
 
     async def claim(self, conn: AsyncConnection) -> list[Pending]:
-        rows = (await conn.execute(_CLAIM, {"n": self.limit})).all()
+        """A fair batch: the slots are shared across the tenants with due work, then across each
+        one's users, in rotation (app.jobs.fair); slots a share leaves unused go to the oldest."""
+        owners = (
+            await conn.execute(
+                _OWNERS,
+                {
+                    "after_tenant": self.rotation.tenant,
+                    "tenants": min(self.limit, TENANTS_PER_CLAIM),
+                    "users": USERS_PER_TENANT,
+                    "cursor_tenants": list(self.rotation.users),
+                    "cursor_users": list(self.rotation.users.values()),
+                },
+            )
+        ).all()
+        if not owners:
+            return []
+        shares = self.rotation.shares([(o.tenant_id, o.user_id) for o in owners], self.limit)
+        served = [(o, q) for o, q in zip(owners, shares, strict=True) if q]
+        rows = (
+            await conn.execute(
+                _CLAIM_SHARES,
+                {
+                    "tenant_ids": [o.tenant_id for o, _ in served],
+                    "user_ids": [o.user_id for o, _ in served],
+                    "shares": [q for _, q in served],
+                },
+            )
+        ).all()
+        rows = list(rows)
+        if len(rows) < self.limit:
+            taken = [r.message_id for r in rows]
+            rows.extend(
+                (await conn.execute(_CLAIM_REST, {"taken": taken, "n": self.limit - len(rows)})).all()
+            )
         return [Pending(r.message_id, r.content) for r in rows]
 
     async def call(self, items: Sequence[Pending]) -> list[str]:

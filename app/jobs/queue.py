@@ -14,6 +14,7 @@ import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy, next_try
 from app.jobs.schemas import JobState
 
@@ -28,21 +29,32 @@ _COLS = "status, attempts, error, run_after, force_to_seq"
 # share taken at claim time, a delete waits for a running step to commit instead of deadlocking
 # with it, and a job whose session is being deleted right now is skipped. Appends are not held up:
 # KEY SHARE does not conflict with their UPDATE of the session row.
-_CLAIM = text(
+_CLAIM = (
     "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, "
     "s.user_id, s.last_seq, s.summarized_seq, s.extracted_seq "
     "FROM jobs j JOIN sessions s USING (tenant_id, session_id) "
     "JOIN users u ON u.tenant_id = s.tenant_id AND u.user_id = s.user_id "
-    "WHERE j.kind = :k AND j.status = 'pending' AND j.run_after <= now() "
-    "ORDER BY j.run_after LIMIT 1 "
+    "WHERE j.kind = :k AND j.status = 'pending' AND j.run_after <= now() {after} "
+    "ORDER BY j.tenant_id, j.run_after LIMIT 1 "
     "FOR UPDATE OF j SKIP LOCKED FOR KEY SHARE OF s, u SKIP LOCKED"
 )
+# Fair: the next tenant's oldest due job after the last tenant served (ix_jobs_fair), then from the
+# first tenant again, so one tenant's thousand due sessions do not hold up another's one.
+_CLAIM_AFTER = text(_CLAIM.format(after="AND j.tenant_id > :after"))
+_CLAIM_FIRST = text(_CLAIM.format(after=""))
 
 
-async def claim(conn: AsyncConnection, kind: str) -> Any:
+async def claim(conn: AsyncConnection, kind: str, rotation: Rotation | None = None) -> Any:
     """The next due job of `kind` with its session's user_id, last_seq and watermarks, locked
-    until the transaction ends; None if there is none."""
-    return (await conn.execute(_CLAIM, {"k": kind})).first()
+    until the transaction ends; None if there is none. With `rotation`, tenants take turns."""
+    job = None
+    if rotation is not None and rotation.tenant:
+        job = (await conn.execute(_CLAIM_AFTER, {"k": kind, "after": rotation.tenant})).first()
+    if job is None:
+        job = (await conn.execute(_CLAIM_FIRST, {"k": kind})).first()
+    if job is not None and rotation is not None:
+        rotation.tenant = job.tenant_id
+    return job
 
 
 async def keep(conn: AsyncConnection, *, kind: str, tenant_id: str, session_id: str) -> None:

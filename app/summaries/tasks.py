@@ -23,6 +23,7 @@ from app.ai.summarizer import Summarizer, Turn
 from app.ai.tokenizer import Tokenizer
 from app.db.vectors import vector_literal
 from app.jobs import queue
+from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
 from app.messages.turns import read_turns
 from app.summaries.policy import SummaryPolicy
@@ -56,11 +57,12 @@ class Summarize:
     ) -> None:
         self.summarizer = summarizer
         self.embedder = embedder
+        self.rotation = Rotation()  # tenants take turns (app.jobs.fair)
         self.tokenizer = tokenizer
         self.policy = policy
 
     async def claim(self, conn: AsyncConnection) -> list[Due]:
-        job = await queue.claim(conn, KIND)
+        job = await queue.claim(conn, KIND, self.rotation)
         if job is None:
             return []
         t, s = job.tenant_id, job.session_id

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.db.vectors import vector_literal
 from app.jobs import queue
+from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
 
 KIND = "embed_summaries"
@@ -47,10 +48,11 @@ class EmbedSummaries:
 
     def __init__(self, *, embedder: Embedder, batch_size: int) -> None:
         self.embedder = embedder
+        self.rotation = Rotation()  # tenants take turns (app.jobs.fair)
         self.batch_size = batch_size
 
     async def claim(self, conn: AsyncConnection) -> list[Unembedded]:
-        job = await queue.claim(conn, KIND)
+        job = await queue.claim(conn, KIND, self.rotation)
         if job is None:
             return []
         params = {"t": job.tenant_id, "s": job.session_id, "n": self.batch_size}
