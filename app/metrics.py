@@ -78,7 +78,7 @@ class Metrics:
         )
         self.worker_lag = Gauge(
             "engram_worker_lag_seconds",
-            "Age of the oldest waiting item.",
+            "How long the oldest due item has waited (since it became due).",
             ["kind"],
             registry=self.registry,
         )

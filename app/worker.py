@@ -25,7 +25,7 @@ from app.config import Settings
 from app.facts.forgetting import expire_facts
 from app.facts.reconcile import Thresholds
 from app.facts.tasks import EmbedFacts, Extract
-from app.indexing.tasks import EmbedMessages
+from app.indexing.tasks import LAG, EmbedMessages
 from app.indexing.wake import listen
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
@@ -205,8 +205,7 @@ class Worker:
                     text(
                         "SELECT count(*) FILTER (WHERE embed_status = 'pending') AS pending, "
                         "count(*) FILTER (WHERE embed_status = 'failed') AS failed, "
-                        "coalesce(extract(epoch FROM now() - min(updated_at) "
-                        "  FILTER (WHERE embed_status = 'pending')), 0) AS lag "
+                        f"{LAG} AS lag "
                         "FROM messages WHERE embed_status <> 'done'"
                     )
                 )
@@ -216,8 +215,8 @@ class Worker:
                     text(
                         "SELECT kind, count(*) FILTER (WHERE status = 'pending') AS pending, "
                         "count(*) FILTER (WHERE status = 'failed') AS failed, "
-                        "coalesce(extract(epoch FROM now() - min(created_at) "
-                        "  FILTER (WHERE status = 'pending')), 0) AS lag "
+                        "coalesce(extract(epoch FROM now() - min(run_after) "
+                        "  FILTER (WHERE status = 'pending' AND run_after <= now())), 0) AS lag "
                         "FROM jobs GROUP BY kind"
                     )
                 )
@@ -228,7 +227,7 @@ class Worker:
                         "SELECT count(*) FILTER (WHERE embed_after <> 'infinity') AS pending, "
                         "count(*) FILTER (WHERE embed_after = 'infinity') AS failed, "
                         "coalesce(extract(epoch FROM now() - min(embed_after) "
-                        "  FILTER (WHERE embed_after <> 'infinity')), 0) AS lag "
+                        "  FILTER (WHERE embed_after <= now())), 0) AS lag "
                         "FROM facts WHERE embedding IS NULL"
                     )
                 )
@@ -238,7 +237,7 @@ class Worker:
         self.metrics.worker_lag.labels("embed").set(float(row.lag))
         self.metrics.worker_backlog.labels("embed_facts").set(facts.pending)
         self.metrics.worker_failed.labels("embed_facts").set(facts.failed)
-        self.metrics.worker_lag.labels("embed_facts").set(max(0.0, float(facts.lag)))
+        self.metrics.worker_lag.labels("embed_facts").set(float(facts.lag))
         for kind in (
             "summarize",
             "extract",

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 import httpx
 import numpy as np
+import orjson
 import pytest
 from asgi_lifespan import LifespanManager
 from sqlalchemy import text
@@ -388,3 +389,31 @@ async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
             metrics.worker_backlog.labels(kind)._value.get() + metrics.worker_failed.labels(kind)._value.get()
         )
         assert waiting == 2, kind
+
+
+async def test_lag_right_after_an_import_is_the_wait_not_the_messages_age(own_db: str) -> None:
+    records = [
+        {"type": "engram.export", "version": 1, "exported_at": "2025-06-02T10:00:00Z", "user_id": "x"},
+        {"type": "user", "user_id": "x"},
+        {"type": "session", "session_id": "old", "last_seq": 1},
+        {
+            "type": "message",
+            "session_id": "old",
+            "seq": 1,
+            "role": "user",
+            "content": "Last year's news.",
+            "created_at": "2025-06-01T09:00:00Z",
+        },
+        {"type": "end", "records": 3},
+    ]
+    body = b"".join(orjson.dumps(r) + b"\n" for r in records)
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        r = await c.post("/v1/users/x/import", content=body, headers={"Content-Type": "application/x-ndjson"})
+        assert r.status_code in (200, 201), r.text
+        status = (await c.get("/v1/indexing", params={"user_id": "x"})).json()
+    assert status["pending"] == 1
+    assert 0 <= status["lag_seconds"] < 60, status  # it has waited seconds; it is months old

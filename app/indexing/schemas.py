@@ -32,7 +32,10 @@ class IndexingStatus(BaseModel):
     )
     pending: int = Field(description="Messages waiting for their embedding.")
     failed: int = Field(description="Messages whose embedding failed for good (see /failed).")
-    lag_seconds: float = Field(description="Age of the oldest pending message (0 if none).")
+    lag_seconds: float = Field(
+        description="How long the oldest due pending message has waited: since it was written "
+        "(appended, edited, imported) or its retry came due; 0 if none."
+    )
 
 
 class FailedItem(BaseModel):

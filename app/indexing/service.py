@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.errors import NotFound
 from app.indexing.schemas import FailedItem, IndexingStatus
+from app.indexing.tasks import LAG
 from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
 
 
@@ -50,8 +51,7 @@ async def status(
                 "SELECT count(*) FILTER (WHERE embed_status = 'pending') AS pending, "
                 "count(*) FILTER (WHERE embed_status = 'failed') AS failed, "
                 "min(seq) AS first_unindexed, "
-                "coalesce(extract(epoch FROM now() - min(updated_at) "
-                "  FILTER (WHERE embed_status = 'pending')), 0) AS lag "
+                f"{LAG} AS lag "
                 f"FROM messages WHERE {where} AND embed_status <> 'done'"
             ),
             params,

@@ -24,6 +24,9 @@ from app.jobs.retry import RetryPolicy, next_try
 KIND = "embed"
 
 _DUE = "embed_status = 'pending' AND embed_after <= now()"
+# How long the oldest due pending message has waited: since it was written (appended, edited or
+# imported) or its retry came due. Not its age: an imported message from last year waits seconds.
+LAG = f"coalesce(extract(epoch FROM now() - min(embed_after) FILTER (WHERE {_DUE})), 0)"
 
 
 def _rotation(name: str, col: str, scope: str, after: str, limit: str) -> str:

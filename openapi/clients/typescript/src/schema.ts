@@ -1105,7 +1105,7 @@ export interface components {
             indexed_seq?: number | null;
             /**
              * Lag Seconds
-             * @description Age of the oldest pending message (0 if none).
+             * @description How long the oldest due pending message has waited: since it was written (appended, edited, imported) or its retry came due; 0 if none.
              */
             lag_seconds: number;
             /**

@@ -16,7 +16,8 @@ class IndexingStatus:
     """
     Attributes:
         failed (int): Messages whose embedding failed for good (see /failed).
-        lag_seconds (float): Age of the oldest pending message (0 if none).
+        lag_seconds (float): How long the oldest due pending message has waited: since it was written (appended, edited,
+            imported) or its retry came due; 0 if none.
         pending (int): Messages waiting for their embedding.
         indexed_seq (int | None | Unset): Every message up to this seq is searchable by meaning (session scope only).
         last_seq (int | None | Unset): Newest seq of the session (session scope only).
