@@ -7,6 +7,7 @@ import signal
 import socket
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 
 import httpx
 import numpy as np
@@ -417,3 +418,24 @@ async def test_lag_right_after_an_import_is_the_wait_not_the_messages_age(own_db
         status = (await c.get("/v1/indexing", params={"user_id": "x"})).json()
     assert status["pending"] == 1
     assert 0 <= status["lag_seconds"] < 60, status  # it has waited seconds; it is months old
+
+
+async def test_failed_at_is_when_the_item_failed_not_a_retry_time(own_db: str) -> None:
+    await _seed(own_db, 2, seed=8)
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        await conn.execute(text("UPDATE messages SET content = 'POISON' WHERE seq = 2"))
+    # One attempt, and a backoff that would put the next try an hour ahead.
+    policy = RetryPolicy(max_attempts=1, backoff_seconds=3600, backoff_max_seconds=3600)
+    step = EmbedMessages(embedder=_Scripted(LocalEmbedder(Settings()), poison="POISON"), batch_size=8)
+    await StepRunner(engine=engine, retry=policy).run(step)
+    await engine.dispose()
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        failed = (await c.get("/v1/indexing/failed")).json()["items"]
+    assert [f["seq"] for f in failed] == [2]
+    age = (datetime.now(UTC) - datetime.fromisoformat(failed[0]["failed_at"])).total_seconds()
+    assert 0 <= age < 120, failed[0]["failed_at"]

@@ -85,7 +85,10 @@ _STORE = text(
 _FAIL = text(
     "UPDATE messages m SET embed_attempts = m.embed_attempts + 1, embed_error = :err, "
     "embed_status = CASE WHEN m.embed_attempts + 1 >= :max THEN 'failed' ELSE 'pending' END, "
-    f"embed_after = {next_try('m.embed_attempts')} "
+    # A failed row is not retried by itself: its `embed_after` records when it failed
+    # (`failed_at` over the API) rather than a next try that will not come.
+    "embed_after = CASE WHEN m.embed_attempts + 1 >= :max THEN now() "
+    f"ELSE {next_try('m.embed_attempts')} END "
     "WHERE m.message_id = ANY(CAST(:ids AS uuid[]))"
 )
 
