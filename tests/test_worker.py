@@ -399,6 +399,7 @@ async def test_lag_right_after_an_import_is_the_wait_not_the_messages_age(own_db
         {"type": "session", "session_id": "old", "last_seq": 1},
         {
             "type": "message",
+            "message_id": "0b0e6d52-5f0c-4c8e-9d43-2f6f1b7a9e01",
             "session_id": "old",
             "seq": 1,
             "role": "user",
