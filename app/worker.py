@@ -131,6 +131,7 @@ class Worker:
         listener = (
             asyncio.create_task(listen(self.redis, self.wake, stop)) if self.redis is not None else None
         )
+        self.cpu.start()
         _log.info("worker started", embedder=self.embedder.name, pipeline=PIPELINE)
         lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(PIPELINE)]
         try:

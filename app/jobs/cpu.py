@@ -6,13 +6,14 @@ loop, and a thread would not help (`re` holds the GIL). Here they run in childre
 `spawn` (no inherited event loop, threads or connections). A call that runs past
 ENGRAM_WORKER_ITEM_BUDGET_SECONDS raises `BudgetExceeded`, which fails that item alone (retried
 with backoff like any failure); its child is killed and replaced (pebble), and the other children
-keep working. Children start on first use, so a process that never runs local rules has none.
+keep working. The worker starts them when it starts, so the first item does not wait for them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -48,13 +49,20 @@ class CpuPool:
         self.budget_seconds = budget_seconds
         self._pool: ProcessPool | None = None
 
-    async def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+    def start(self) -> None:
+        """Start the children now (they import the rules in the background), so the first item
+        does not wait for them."""
         if self._pool is None:
             self._pool = ProcessPool(
                 max_workers=self.processes,
                 initializer=_child_init,
                 context=multiprocessing.get_context("spawn"),
             )
+            self._pool.schedule(os.getpid)  # a pool starts its children on its first task
+
+    async def __call__(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        self.start()
+        assert self._pool is not None
         # The budget runs from when a child starts the call, not while it waits for a free child.
         future = self._pool.submit(fn, self.budget_seconds, *args, **kwargs)
         try:
