@@ -25,7 +25,7 @@ from app.ai.embedder import Embedder
 from app.ai.fact_extractor import FactExtractor, TurnRef
 from app.ai.offload import Offload, inline
 from app.db.vectors import vector_literal
-from app.facts import events
+from app.facts import events, rederive
 from app.facts.reconcile import (
     Add,
     Current,
@@ -49,8 +49,10 @@ KIND = "extract"
 class Unread:
     job: Any  # the claimed job with its session's row (app.jobs.queue.claim)
     step_to: int  # the new watermark
-    turns: Sequence[TurnRef]  # empty when nothing is unread; context turns first
+    turns: Sequence[TurnRef]  # empty when nothing is to be read; context turns first
     facts: dict[str | None, SpeakerFacts]  # by speaker (None: the user)
+    changes: Sequence[rederive.Change] = ()  # edited or deleted messages to re-derive
+    plan: rederive.Plan | None = None
 
 
 class Extract:
@@ -80,26 +82,43 @@ class Extract:
         if job is None:
             return []
         t, s, u = job.tenant_id, job.session_id, job.user_id  # the claim carries the session's row
-        if job.last_seq <= job.extracted_seq:
+        changes = await rederive.pending_changes(conn, tenant_id=t, session_id=s)
+        if job.last_seq <= job.extracted_seq and not changes:
             return [Unread(job, job.extracted_seq, (), {})]
-        turns, cut = await read_turns(
-            conn,
-            tenant_id=t,
-            session_id=s,
-            after=job.extracted_seq,
-            upto=job.last_seq,
-            budget=self.max_input_tokens,
-        )
-        step_to = turns[-1].seq if cut else job.last_seq
+        turns: list[TurnRef] = []
+        step_to = job.extracted_seq
+        if job.last_seq > job.extracted_seq:
+            turns, cut = await read_turns(
+                conn,
+                tenant_id=t,
+                session_id=s,
+                after=job.extracted_seq,
+                upto=job.last_seq,
+                budget=self.max_input_tokens,
+            )
+            step_to = turns[-1].seq if cut else job.last_seq
         # One user's facts are reconciled by one step at a time (sessions run side by side).
         await lock_user_facts(conn, tenant_id=t, user_id=u)
         facts = await user_facts(conn, tenant_id=t, user_id=u)
-        context = await read_context(conn, tenant_id=t, session_id=s, before=turns[0].seq)
-        return [Unread(job, step_to, [*context, *turns], facts)]
+        context = await read_context(conn, tenant_id=t, session_id=s, before=turns[0].seq) if turns else []
+        plan = None
+        if changes:
+            cited = await rederive.citing(
+                conn, tenant_id=t, user_id=u, message_ids=[c.message_id for c in changes]
+            )
+            plan = await rederive.with_restored(conn, tenant_id=t, p=rederive.plan(changes, cited))
+            facts = rederive.without(facts, plan)
+            # An edited message already read is read again, as a new statement.
+            again = await read_messages(
+                conn, tenant_id=t, session_id=s, ids=rederive.edited_ids(changes), upto=job.extracted_seq
+            )
+            by_id = {c.message_id: c for c in context} | {a.message_id: a for a in again}
+            context = sorted(by_id.values(), key=lambda x: x.seq)
+        return [Unread(job, step_to, [*context, *turns], facts, changes, plan)]
 
     async def call(self, items: Sequence[Unread]) -> list[list[Op]]:
         (unread,) = items
-        if not unread.turns:
+        if all(x.context for x in unread.turns):
             return [[]]
         mine = unread.facts.get(None)
         candidates = await self.extractor.extract(
@@ -113,9 +132,15 @@ class Extract:
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unread, list[Op]]]) -> None:
         for unread, ops in done:
-            t, s = unread.job.tenant_id, unread.job.session_id
+            t, s, u = unread.job.tenant_id, unread.job.session_id, unread.job.user_id
+            if unread.plan is not None:
+                await rederive.apply_plan(conn, tenant_id=t, user_id=u, p=unread.plan)
             if ops:
-                await apply(conn, tenant_id=t, user_id=unread.job.user_id, session_id=s, ops=ops)
+                await apply(conn, tenant_id=t, user_id=u, session_id=s, ops=ops)
+            if unread.changes:
+                await rederive.done_with(conn, tenant_id=t, changes=unread.changes)
+                first = min(c.seq for c in unread.changes)
+                await rederive.rewind_summaries(conn, tenant_id=t, session_id=s, from_seq=first)
             await _advance(conn, tenant_id=t, session_id=s, to=unread.step_to)
 
     async def fail(
@@ -169,6 +194,34 @@ async def user_facts(
                 )
             )
     return out
+
+
+_MESSAGES = text(
+    "SELECT message_id, seq, role, name, content, created_at FROM messages "
+    "WHERE tenant_id = :t AND session_id = :s AND message_id = ANY(CAST(:ids AS uuid[])) AND seq <= :upto"
+)
+
+
+async def read_messages(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, ids: Sequence[uuid.UUID], upto: int
+) -> list[TurnRef]:
+    """The messages `ids` (those still there, up to `upto`) as turns to read again."""
+    if not ids:
+        return []
+    rows = (
+        await conn.execute(_MESSAGES, {"t": tenant_id, "s": session_id, "ids": list(ids), "upto": upto})
+    ).all()
+    return [
+        TurnRef(
+            seq=r.seq,
+            role=r.role,
+            name=r.name,
+            content=r.content,
+            created_at=r.created_at,
+            message_id=r.message_id,
+        )
+        for r in rows
+    ]
 
 
 _CONTEXT = text(

@@ -16,6 +16,7 @@ from app.ai.tokenizer import Tokenizer
 from app.cache import Version
 from app.db.sql import jsonb
 from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
+from app.facts.rederive import record_change
 from app.jsonutil import canonical, dumps
 from app.merge_patch import merge_patch
 from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
@@ -325,6 +326,16 @@ async def patch_message(
     new_content = current.content if content is None else content
     changed = new_content != current.content
     new_tokens = tokenizer.count(new_content)
+    # The job row before the session row: the order the worker's step takes them in.
+    if changed:  # what was derived from the old text is derived again by the worker
+        await record_change(
+            conn,
+            tenant_id=tenant_id,
+            session_id=session_id,
+            message_id=message_id,
+            seq=current.seq,
+            change="edited",
+        )
     await _touch_session(
         conn,
         tenant_id=tenant_id,
@@ -379,6 +390,15 @@ async def delete_message(
     ).first()
     if gone is None:
         raise NotFound(f"No message {message_id} in session {session_id}.")
+    # Facts and summaries it gave are derived again (or ended) by the worker.
+    await record_change(
+        conn,
+        tenant_id=tenant_id,
+        session_id=session_id,
+        message_id=message_id,
+        seq=gone.seq,
+        change="deleted",
+    )
     await _touch_session(
         conn, tenant_id=tenant_id, session_id=session_id, seq=gone.seq, token_delta=-gone.token_count
     )
