@@ -216,9 +216,8 @@ async def main() -> None:
             print(f"\n{p.key} [{p.speaker}] {p.content}  <- {said}")
     if args.show_matches:
         for g, best, sim in rng.sample(matches, min(args.show_matches, len(matches))):
-            print(
-                f"\n{sim:.3f} {g.conversation} {g.dia_id} GOLD {g.text}\n      FACT {best.content if best else '-'}"
-            )
+            fact = best.content if best else "-"
+            print(f"\n{sim:.3f} {g.conversation} {g.dia_id} GOLD {g.text}\n      FACT {fact}")
     if args.json:
         args.json.write_text(
             json.dumps(
