@@ -90,9 +90,13 @@ def observations(path: Path, wanted: set[str]) -> list[Gold]:
 
 async def produce(api: Any, conv: data.Conversation) -> list[Produced]:
     done = await ingest.ingest(api, conv)
+    await ingest.wait_searchable(api, done.user_id)
     for sid in done.sessions:
-        r = await ingest.ok(await api.post(f"/v1/sessions/{sid}/extract", params={"wait_seconds": 60}))
-        if not r["done"]:
+        for _ in range(20):  # the worker also summarises: a session may wait its turn
+            r = await ingest.ok(await api.post(f"/v1/sessions/{sid}/extract", params={"wait_seconds": 60}))
+            if r["done"]:
+                break
+        else:
             raise RuntimeError(f"extraction of {sid} not done: {r}")
     facts: list[dict[str, Any]] = []
     cursor = None
