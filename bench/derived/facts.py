@@ -214,9 +214,10 @@ async def main() -> None:
     rng = random.Random(args.seed)
     if args.show:
         sample = rng.sample(produced, min(args.show, len(produced)))
-        by_dia = {t.dia_id: t for c in convs for s in c.sessions for t in s.turns}
+        by_dia = {(c.sample_id, t.dia_id): t for c in convs for s in c.sessions for t in s.turns}
         for p in sample:
-            said = " | ".join(f"{d} {by_dia[d].speaker}: {by_dia[d].text}" for d in p.sources if d in by_dia)
+            turns = [(d, by_dia[(p.conversation, d)]) for d in p.sources if (p.conversation, d) in by_dia]
+            said = " | ".join(f"{d} {t.speaker}: {t.text}" for d, t in turns)
             print(f"\n{p.key} [{p.speaker}] {p.content}  <- {said}")
     if args.show_matches:
         for g, best, sim in rng.sample(matches, min(args.show_matches, len(matches))):
