@@ -234,7 +234,14 @@ class Settings(BaseSettings):
         "conversation context) or `rrf` (plain reciprocal rank fusion of the two rankings).",
     )
     search_keyword_weight: float = Field(
-        0.1, ge=0, le=1, description="Hybrid: weight of the keyword score (0..1) added to the cosine."
+        0.5, ge=0, le=1, description="Hybrid: weight of the keyword score (0..1) added to the cosine."
+    )
+    search_keyword_gate: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Hybrid: the cosine from which a hit's keyword score counts fully; below it, in "
+        "proportion (0: always fully). Shared words count on turns about the query, not on others.",
     )
     search_role_weight: float = Field(
         0.05,
@@ -259,6 +266,20 @@ class Settings(BaseSettings):
         le=1,
         description="Hybrid: share of an assistant question's relevance (and of the turn before it) a "
         "user's answer inherits.",
+    )
+    search_neighbour_context: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="Hybrid: share of the relevance of the more relevant of a turn's two neighbours "
+        "(the turns just before and after it) the turn inherits.",
+    )
+    search_time_weight: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description='Hybrid: bonus for turns sent within the period a query names ("in May 2023", '
+        '"last week"; app/search/when.py).',
     )
     search_context_candidates: int = Field(
         40, ge=0, le=1000, description="Hybrid: best candidates whose neighbouring turns are read as context."

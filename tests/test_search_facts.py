@@ -25,8 +25,9 @@ from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
 from app.db.vectors import vector_literal
 from app.main import create_app
+from app.search import service
 from app.search.facts import IMPORTANCE_WEIGHT
-from app.search.ranking import Weights
+from app.search.ranking import Candidate, Weights, relevance
 from tests.conftest import STARTUP, client_for, make_settings
 from tests.dbutil import create_database, engine_for
 
@@ -129,14 +130,7 @@ async def _search(api: httpx.AsyncClient, **body: Any) -> dict[str, Any]:
 
 def _weights() -> Weights:
     """The hybrid weights the app runs with (app.search.service)."""
-    s = Settings()
-    return Weights(
-        keyword=s.search_keyword_weight,
-        role=s.search_role_weight,
-        speaker=s.search_speaker_weight,
-        reply=s.search_reply_context,
-        answer=s.search_answer_context,
-    )
+    return service.weights(Settings())
 
 
 def _ids(out: dict[str, Any]) -> list[str]:
@@ -251,7 +245,8 @@ async def test_a_fact_is_found_by_words_and_by_both(api: httpx.AsyncClient, corp
     # Weighted fusion, on the scale of messages: cosine + keyword weight x keyword + the importance
     # bonus, over the ceiling every kind shares.
     w = _weights()
-    raw = hit["scores"]["semantic"] + w.keyword * hit["scores"]["keyword"] + IMPORTANCE_WEIGHT * 0.3
+    own = Candidate(row={}, semantic=hit["scores"]["semantic"], keyword=hit["scores"]["keyword"])
+    raw = relevance(own, w) + IMPORTANCE_WEIGHT * 0.3
     assert hit["scores"]["fused"] == pytest.approx(raw / w.ceiling, abs=1e-5)
 
 

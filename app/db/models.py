@@ -28,6 +28,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
+from app.indexing.index_text import KEYWORD_SQL as MESSAGE_KEYWORD_SQL
+
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -215,9 +217,7 @@ class Message(SQLModel, table=True):
     )
     content_tsv: Any = Field(
         default=None,
-        sa_column=Column(
-            TSVECTOR, Computed(f"to_tsvector('{TSV_CONFIG}'::regconfig, content)", persisted=True)
-        ),
+        sa_column=Column(TSVECTOR, Computed(MESSAGE_KEYWORD_SQL, persisted=True)),
     )
 
 

@@ -324,7 +324,8 @@ async def patch_message(
     if current is None:
         raise NotFound(f"No message {message_id} in session {session_id}.")
     new_content = current.content if content is None else content
-    changed = new_content != current.content
+    # The index reads the speaker's name too (app/indexing/index_text.py).
+    changed = new_content != current.content or (name is not None and name != current.name)
     new_tokens = tokenizer.count(new_content)
     # The job row before the session row: the order the worker's step takes them in.
     if changed:  # what was derived from the old text is derived again by the worker

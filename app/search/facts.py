@@ -33,9 +33,12 @@ IMPORTANCE_WEIGHT = 0.05
 # time filters read.
 COLS = (
     "fact_id, user_id, session_id, content, metadata, valid_from AS created_at, kind AS fact_kind, "
-    "subject, importance"
+    "subject, importance, source_message_ids"
 )
-NAMES = "fact_id, user_id, session_id, content, metadata, created_at, fact_kind, subject, importance"
+NAMES = (
+    "fact_id, user_id, session_id, content, metadata, created_at, fact_kind, subject, importance, "
+    "source_message_ids"
+)
 SESSION_USER = "(SELECT s.user_id FROM sessions s WHERE s.tenant_id = :t AND s.session_id = :s)"
 
 
@@ -185,7 +188,7 @@ def fuse(cands: Iterable[ranking.Candidate], w: ranking.Weights) -> None:
     """Hybrid's weighted `fused`: a fact's own relevance plus its importance bonus, on the scale of
     messages' (`ranking.in_context`); like a summary, it earns none of the conversation bonuses."""
     for c in cands:
-        raw = ranking.relevance(c, w.keyword) + IMPORTANCE_WEIGHT * float(c.row["importance"])
+        raw = ranking.relevance(c, w) + IMPORTANCE_WEIGHT * float(c.row["importance"])
         c.fused = min(raw / w.ceiling, 1.0)
 
 
@@ -199,6 +202,7 @@ def hit_fields(row: dict[str, Any]) -> dict[str, Any]:
         "fact_kind": row["fact_kind"],
         "subject": row["subject"],
         "importance": float(row["importance"]),
+        "source_message_ids": list(row["source_message_ids"] or []),
     }
 
 

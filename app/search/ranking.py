@@ -86,19 +86,54 @@ class Weights:
     speaker: float = 0.15
     reply: float = 0.5
     answer: float = 0.15
+    neighbour: float = 0.0
+    time: float = 0.0
+    gate: float = 0.0
 
     @property
     def ceiling(self) -> float:
-        """The highest raw score possible, so that fused stays within 0..1."""
-        return 1 + self.keyword + self.role + self.speaker + max(self.reply, 2 * self.answer)
+        """The raw score of a turn that matches perfectly by meaning (cosine 1) and by words (every
+        query word): `fused` is the raw score over this, capped at 1, so that 0..1 reads the same
+        in every mode (semantic: the cosine; keyword: the share of the query's words)."""
+        return 1 + self.keyword
 
 
-def relevance(c: Candidate, keyword_weight: float) -> float:
-    """A turn's own relevance: its cosine plus the weighted keyword score (both 0..1)."""
-    return max(c.semantic or 0.0, 0.0) + keyword_weight * (c.keyword or 0.0)
+def relevance(c: Candidate, w: Weights) -> float:
+    """A hit's own relevance: its cosine plus the weighted keyword score (both 0..1), the keyword
+    part gated by the cosine: it counts fully from a cosine of `gate` up and proportionally less
+    below. Shared words make a hit relevant when it is also about the query (LoCoMo's questions
+    reuse their answers' words); on an unrelated turn they are a coincidence (bench/recall's
+    paraphrased questions share a word with many a distractor). A hit with no cosine yet (not
+    embedded) is ungated."""
+    cos = max(c.semantic or 0.0, 0.0)
+    # A hit not embedded yet (no cosine) is found by its words alone: they count fully.
+    gate = 1.0 if w.gate <= 0 or c.semantic is None else min(1.0, cos / w.gate)
+    return cos + w.keyword * gate * (c.keyword or 0.0)
 
 
-def in_context(cands: dict[Any, Candidate], neighbours: list[dict[str, Any]], query: str, w: Weights) -> None:
+def people_sessions(rows: Iterable[dict[str, Any]]) -> set[str]:
+    """Sessions whose `assistant` turns are spoken by a named person other than the `user` turns'
+    speaker (two people talking, one of them sent as `assistant`): there the role bias is off by
+    default, so neither person's words rank below the other's."""
+    names: dict[str, dict[str, set[str]]] = {}
+    for r in rows:
+        if r.get("role") in ("user", "assistant") and r.get("name"):
+            names.setdefault(r["session_id"], {}).setdefault(r["role"], set()).add(r["name"].strip().lower())
+    return {
+        sid
+        for sid, by_role in names.items()
+        if by_role.get("assistant") and by_role.get("assistant", set()) - by_role.get("user", set())
+    }
+
+
+def in_context(
+    cands: dict[Any, Candidate],
+    neighbours: list[dict[str, Any]],
+    query: str,
+    w: Weights,
+    role_bias: dict[str, bool] | None = None,
+    period: tuple[datetime, datetime] | None = None,
+) -> None:
     """Set each candidate's `fused` from its own relevance and the conversation around it.
 
     - An assistant reply answers the turn before it: for a query about what the assistant said,
@@ -106,8 +141,12 @@ def in_context(cands: dict[Any, Candidate], neighbours: list[dict[str, Any]], qu
       often only the answer: "Go with the snake plant").
     - A user turn answering an assistant question ("What did you name her?" - "Biscuit!") inherits
       `answer` x the relevance of the question and of the turn before it.
+    - Any turn inherits `neighbour` x the relevance of the more relevant of the turns just before and
+      after it: what a turn means often shows only next to its neighbours ("Yes, last Friday!").
     - Turns of the role the query is about (assistant when it asks what "you" said, else the user)
-      get `role`; turns whose speaker `name` the query mentions get `speaker`.
+      get `role`, in sessions where `role_bias` (session id -> on) says so; turns whose speaker
+      `name` the query mentions get `speaker`; turns sent within the `period` the query names
+      (app/search/when.py) get `time`.
 
     `neighbours` are rows around the best candidates (with their cosine as `semantic`) that lend
     context; those not among the candidates count with their cosine alone.
@@ -120,10 +159,11 @@ def in_context(cands: dict[Any, Candidate], neighbours: list[dict[str, Any]], qu
         turns[key] = row
     for c in cands.values():
         key = (c.row["session_id"], c.row["seq"])
-        own[key] = relevance(c, w.keyword)
+        own[key] = relevance(c, w)
         turns[key] = c.row
     assistant = about_assistant(query)
     words = set(_WORD.findall(query.lower()))
+    bias = role_bias or {}
     for c in cands.values():
         sid, seq, role = c.row["session_id"], c.row["seq"], c.row["role"]
         score = own[(sid, seq)]
@@ -132,11 +172,27 @@ def in_context(cands: dict[Any, Candidate], neighbours: list[dict[str, Any]], qu
             score += w.reply * own.get((sid, seq - 1), 0.0)
         elif role == "user" and _is_question(prev):
             score += w.answer * (own[(sid, seq - 1)] + own.get((sid, seq - 2), 0.0))
-        if role == ("assistant" if assistant else "user"):
+        if w.neighbour:
+            score += w.neighbour * max(own.get((sid, seq - 1), 0.0), own.get((sid, seq + 1), 0.0))
+        if bias.get(sid, True) and role == ("assistant" if assistant else "user"):
             score += w.role
         if mentions(words, c.row["name"]):
             score += w.speaker
+        if period is not None and period[0] <= c.row["created_at"] < period[1]:
+            score += w.time
         c.fused = min(score / w.ceiling, 1.0)
+    # Where two people talk (no role bias), a question never outranks the answer right after it
+    # from the other one: whatever made the question relevant is what the answer answers ("Where
+    # did you move?" - "We found a flat in Porto"), and only the answer holds it. (Between a user and
+    # an assistant, the `answer` share above does this job; lifting every reply to its question
+    # cost bench/recall 2.6 points of Recall@10.)
+    by_turn = {(c.row["session_id"], c.row["seq"]): c for c in cands.values()}
+    for (sid, seq), c in by_turn.items():
+        asked = by_turn.get((sid, seq - 1))
+        if bias.get(sid, True) or asked is None:
+            continue
+        if asked.fused >= c.fused and _asks(asked.row, c.row):
+            c.fused, asked.fused = asked.fused, asked.fused - 1e-6  # the answer first, a hair above
 
 
 def on_its_own(cands: Iterable[Candidate], w: Weights) -> None:
@@ -144,12 +200,18 @@ def on_its_own(cands: Iterable[Candidate], w: Weights) -> None:
     no conversation around them (summaries), which so earn none of the turn bonuses. At equal
     cosine and keyword score a fitting turn thus ranks above a summary: it is the verbatim record."""
     for c in cands:
-        c.fused = min(relevance(c, w.keyword) / w.ceiling, 1.0)
+        c.fused = min(relevance(c, w) / w.ceiling, 1.0)
 
 
 def by_score(keys: list[Any], score: Callable[[Any], float]) -> list[Any]:
     """One ranking of several kinds' keys, highest score first (stable: ties keep their order)."""
     return sorted(keys, key=score, reverse=True)
+
+
+def _asks(question: dict[str, Any], answer: dict[str, Any]) -> bool:
+    """Whether `question` is a question put to the speaker of `answer` (another speaker's turn)."""
+    other = question["role"] != answer["role"] or (question["name"] or "") != (answer["name"] or "")
+    return other and question["content"].rstrip().endswith("?")
 
 
 def _is_question(row: dict[str, Any] | None) -> bool:
@@ -184,24 +246,55 @@ def recency(created_at: datetime, now: datetime, half_life_hours: float) -> floa
     return math.pow(0.5, age / half_life_hours)
 
 
-def mmr(cands: list[Candidate], diversity: float, limit: int) -> list[Candidate]:
-    """Maximal marginal relevance: trade relevance for distance from what is already chosen."""
-    if diversity <= 0 or len(cands) <= 1:
+def mmr(cands: list[Candidate], diversity: float, limit: int, duplicate_from: float = 0.0) -> list[Candidate]:
+    """Maximal marginal relevance: trade relevance for distance from what is already chosen.
+
+    Greedy, as the textbook loop: each step takes the candidate with the highest
+    (1 - diversity) x score - diversity x (its highest similarity to one already chosen), the
+    earliest on a tie. Vectorised: one similarity matrix (cosine of the vectors; without a vector,
+    1 for equal content and 0 otherwise), then limit steps of O(n) numpy work.
+
+    With `duplicate_from` > 0, only near-duplicates are redundant: a similarity s counts as
+    max(0, s - d) / (1 - d), so turns on the same topic (which a relevant list is full of) are not
+    pushed below unrelated ones; copies and rephrasings are."""
+    n = len(cands)
+    if diversity <= 0 or n <= 1:
         return cands[:limit]
-    chosen: list[Candidate] = []
-    pool = list(cands)
-    while pool and len(chosen) < limit:
-        best, best_value = 0, -math.inf
-        for i, c in enumerate(pool):
-            redundancy = max((_sim(c, s) for s in chosen), default=0.0)
-            value = (1 - diversity) * c.score - diversity * redundancy
-            if value > best_value:
-                best, best_value = i, value
-        chosen.append(pool.pop(best))
-    return chosen
+    sims = similarities(cands)
+    if duplicate_from > 0:
+        sims = np.maximum(sims - duplicate_from, 0.0) / (1 - duplicate_from)
+    scores = np.fromiter((c.score for c in cands), dtype=np.float64, count=n)
+    redundancy = np.full(n, -np.inf)
+    taken = np.zeros(n, dtype=bool)
+    chosen: list[int] = []
+    for _ in range(min(limit, n)):
+        red = redundancy if chosen else np.zeros(n)
+        value = (1 - diversity) * scores - diversity * red
+        value[taken] = -np.inf
+        best = int(np.argmax(value))
+        chosen.append(best)
+        taken[best] = True
+        redundancy = np.maximum(redundancy, sims[best])
+    return [cands[i] for i in chosen]
 
 
-def _sim(a: Candidate, b: Candidate) -> float:
-    if a.vector is None or b.vector is None:
-        return 1.0 if a.row["content"] == b.row["content"] else 0.0
-    return float(np.dot(a.vector, b.vector))
+def similarities(cands: list[Candidate]) -> npt.NDArray[np.float64]:
+    """Pairwise similarity of the candidates: the dot product of their (unit) vectors; where one
+    has none, 1.0 for equal content and 0.0 otherwise."""
+    n = len(cands)
+    has = np.fromiter((c.vector is not None for c in cands), dtype=bool, count=n)
+    sims = np.zeros((n, n), dtype=np.float64)
+    if has.any():
+        idx = np.flatnonzero(has)
+        mat = np.stack([cands[i].vector for i in idx]).astype(np.float32)  # type: ignore[misc]
+        sims[np.ix_(idx, idx)] = mat @ mat.T
+    if not has.all():
+        missing = np.flatnonzero(~has)
+        groups: dict[str, list[int]] = {}
+        for i, c in enumerate(cands):
+            groups.setdefault(c.row["content"], []).append(i)
+        for m in missing.tolist():
+            same = groups[cands[m].row["content"]]
+            sims[m, same] = 1.0
+            sims[same, m] = 1.0
+    return sims

@@ -172,6 +172,20 @@ class SearchHit(BaseModel):
     )
     score: float
     scores: ScoreParts
+    source_message_ids: list[uuid.UUID] | None = Field(
+        None,
+        description="The messages a summary or fact was made from, so a client can cite them: for a "
+        "summary those of its session from `from_seq` to `to_seq`, for a fact the ones it was read "
+        "from (empty for a fact added over the API). None for a message: it is its own source.",
+    )
+    from_seq: int | None = Field(
+        None,
+        description="First seq of the session a summary step read; for a fact, the first of its source "
+        "messages in its session (none for a message or a fact with no source).",
+    )
+    to_seq: int | None = Field(
+        None, description="Last seq of the session a summary step read, or of a fact's source messages."
+    )
     fact_kind: FactKind | None = Field(None, description="A fact's kind (none for other kinds).")
     subject: str | None = Field(None, description="The slot a fact fills, e.g. `home` (if it has one).")
     importance: float | None = Field(None, description="A fact's importance, 0..1 (none for other kinds).")

@@ -16,7 +16,7 @@ from app.ai.embedder import Embedder
 from app.config import Settings
 from app.db.vectors import vector_literal
 from app.jsonutil import loads
-from app.search import facts, ranking, summaries
+from app.search import facts, ranking, summaries, when
 from app.search import sql as q
 from app.search.schemas import (
     IndexingState,
@@ -29,6 +29,10 @@ from app.search.schemas import (
 )
 
 WAIT_STEP = 0.05
+# MMR: the cosine from which two hits start to count as duplicates of each other; and above this
+# many candidate x step evaluations, it runs in a worker thread (a few ms of numpy).
+MMR_DUPLICATE = 0.6
+MMR_INLINE_WORK = 2_000
 IDF_SCOPE_CAP = 10_000  # scope size and document frequencies are counted no further (IDF saturates)
 
 
@@ -73,7 +77,7 @@ async def search(
             idf_cap=IDF_SCOPE_CAP,
         )
         if weighted:
-            ranking.on_its_own(more[0].values(), _weights(settings))
+            ranking.on_its_own(more[0].values(), weights(settings))
         others.append(more)
     if fact_scope is not None:
         more = await facts.candidates(
@@ -88,7 +92,7 @@ async def search(
             settings=settings,
         )
         if weighted:
-            facts.fuse(more[0].values(), _weights(settings))
+            facts.fuse(more[0].values(), weights(settings))
         others.append(more)
     if others:
         for more_cands, more_sem, more_kw in others:
@@ -107,9 +111,11 @@ async def search(
         for c in ordered:
             if c.row.get("vec"):
                 c.vector = np.asarray(loads(c.row["vec"]), dtype=np.float32)
-        ordered = ranking.mmr(ordered, req.mmr or 0.0, req.limit)
+        ordered = await _diversify(ordered, req.mmr or 0.0, req.limit)
+    top = ordered[: req.limit]
+    await _cite(conn, tenant_id, top)
     return SearchResponse(
-        results=[_hit(c) for c in ordered[: req.limit]],
+        results=[_hit(c) for c in top],
         indexing=IndexingState(pending=pending, complete=pending == 0),
         mode=req.mode.value,
     )
@@ -138,19 +144,51 @@ async def _messages(
         keyword_rows = await _rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
-        weights = _weights(settings)
-        neighbours = await _neighbours(conn, scope, cands, query_vec, weights, with_vectors, settings)
-        ranking.in_context(cands, neighbours, req.query, weights)
+        w = weights(settings)
+        neighbours = await _neighbours(conn, scope, cands, query_vec, w, with_vectors, settings)
+        bias = await _role_bias(conn, scope, [c.row for c in cands.values()] + neighbours)
+        asked = when.period(req.query, datetime.now(UTC)) if w.time else None
+        ranking.in_context(cands, neighbours, req.query, w, bias, asked)
     return cands, sem_ids, kw_ids
 
 
-def _weights(settings: Settings) -> ranking.Weights:
+async def _role_bias(conn: AsyncConnection, scope: q.Scope, rows: list[dict[str, Any]]) -> dict[str, bool]:
+    """Whether the role bias applies in each session of `rows`: the session's own choice (metadata
+    `role_bias`: true or false), else on unless two named people speak in it (`ranking.people_sessions`)."""
+    sids = sorted({r["session_id"] for r in rows})
+    if not sids:
+        return {}
+    people = ranking.people_sessions(rows)
+    chosen = {
+        r.session_id: r.bias
+        for r in (await conn.execute(q.ROLE_BIAS, {"t": scope.params["t"], "sids": sids})).all()
+        if isinstance(r.bias, bool)
+    }
+    return {sid: chosen.get(sid, sid not in people) for sid in sids}
+
+
+async def _diversify(
+    ordered: list[ranking.Candidate], diversity: float, limit: int
+) -> list[ranking.Candidate]:
+    """MMR in which only near-duplicates (cosine above MMR_DUPLICATE) count as redundant, so
+    diversity drops copies and rephrasings without lifting unrelated turns above relevant ones on
+    the same topic. Large inputs run in a thread, off the event loop."""
+    if len(ordered) * min(limit, len(ordered)) > MMR_INLINE_WORK:
+        return await asyncio.to_thread(ranking.mmr, ordered, diversity, limit, MMR_DUPLICATE)
+    return ranking.mmr(ordered, diversity, limit, MMR_DUPLICATE)
+
+
+def weights(settings: Settings) -> ranking.Weights:
+    """Hybrid's weights from the settings."""
     return ranking.Weights(
         keyword=settings.search_keyword_weight,
         role=settings.search_role_weight,
         speaker=settings.search_speaker_weight,
         reply=settings.search_reply_context,
         answer=settings.search_answer_context,
+        neighbour=settings.search_neighbour_context,
+        time=settings.search_time_weight,
+        gate=settings.search_keyword_gate,
     )
 
 
@@ -165,7 +203,7 @@ async def _neighbours(
 ) -> list[dict[str, Any]]:
     """The turns around the best candidates: those passing the filters join the candidates (an
     answer may only be found through its question), the others only lend context."""
-    best = sorted(cands.values(), key=lambda c: ranking.relevance(c, weights.keyword), reverse=True)
+    best = sorted(cands.values(), key=lambda c: ranking.relevance(c, weights), reverse=True)
     sids, seqs = ranking.context_window(best[: settings.search_context_candidates])
     if not sids:
         return []
@@ -227,6 +265,34 @@ async def _semantic(
     return await _rows(conn, q.ann_semantic_query(scope, with_vectors), params)
 
 
+async def _cite(conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candidate]) -> None:
+    """Fill in the sources of the summary and fact hits (`source_message_ids`, `from_seq`/`to_seq`),
+    for the returned hits only: one query each kind."""
+    summ = [c for c in hits if c.kind == Kind.summaries]
+    if summ:
+        params = {
+            "t": tenant_id,
+            "ids": [c.row["summary_id"] for c in summ],
+            "sids": [c.row["session_id"] for c in summ],
+            "los": [c.row["from_seq"] for c in summ],
+            "his": [c.row["to_seq"] for c in summ],
+        }
+        found = {r.id: list(r.mids) for r in (await conn.execute(q.SUMMARY_SOURCES, params)).all()}
+        for c in summ:
+            c.row["source_message_ids"] = found.get(c.row["summary_id"], [])
+    fact_hits = [c for c in hits if c.kind == Kind.facts and c.row["source_message_ids"]]
+    if fact_hits:
+        params = {
+            "t": tenant_id,
+            "ids": [c.row["fact_id"] for c in fact_hits],
+            "sids": [c.row["session_id"] or "" for c in fact_hits],
+            "mids": ["|".join(str(m) for m in c.row["source_message_ids"]) for c in fact_hits],
+        }
+        spans = {r.id: (r.lo, r.hi) for r in (await conn.execute(q.FACT_SPANS, params)).all()}
+        for c in fact_hits:
+            c.row["from_seq"], c.row["to_seq"] = spans.get(c.row["fact_id"], (None, None))
+
+
 async def _rows(conn: AsyncConnection, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]
 
@@ -286,9 +352,9 @@ async def _wait_for_indexing(
 def _hit(c: ranking.Candidate) -> SearchHit:
     r = c.row
     if c.kind == Kind.summaries:
-        own = summaries.hit_fields(r)
+        own = summaries.hit_fields(r) | {"source_message_ids": r.get("source_message_ids")}
     elif c.kind == Kind.facts:
-        own = facts.hit_fields(r)
+        own = facts.hit_fields(r) | {"from_seq": r.get("from_seq"), "to_seq": r.get("to_seq")}
     else:
         own = {"id": r["message_id"], "seq": r["seq"], "role": r["role"], "name": r["name"]}
     return SearchHit(

@@ -196,6 +196,34 @@ def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
     )
 
 
+# A session's choice of role bias (ranking.in_context): its metadata's `role_bias`, when a boolean.
+ROLE_BIAS = text(
+    "SELECT session_id, CASE WHEN jsonb_typeof(metadata -> 'role_bias') = 'boolean' "
+    "THEN CAST(metadata ->> 'role_bias' AS boolean) END AS bias FROM sessions "
+    "WHERE tenant_id = :t AND session_id = ANY(CAST(:sids AS text[]))"
+)
+
+
+# The messages each summary hit stands for: its session's seqs from_seq..to_seq, in order.
+SUMMARY_SOURCES = text(
+    "SELECT w.id, array_agg(m.message_id ORDER BY m.seq) AS mids "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:sids AS text[]), CAST(:los AS bigint[]), "
+    "  CAST(:his AS bigint[])) AS w(id, sid, lo, hi) "
+    "JOIN messages m ON m.tenant_id = :t AND m.session_id = w.sid AND m.seq BETWEEN w.lo AND w.hi "
+    "GROUP BY w.id"
+)
+
+# The seq span of each fact hit's source messages within the session it was read from. Message ids
+# arrive as one text array per fact, joined with '|' (unnest cannot take a ragged array).
+FACT_SPANS = text(
+    "SELECT w.id, min(m.seq) AS lo, max(m.seq) AS hi "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:sids AS text[]), CAST(:mids AS text[])) AS w(id, sid, ms) "
+    "JOIN messages m ON m.tenant_id = :t AND m.session_id = w.sid "
+    "  AND m.message_id = ANY(CAST(string_to_array(w.ms, '|') AS uuid[])) "
+    "GROUP BY w.id"
+)
+
+
 def pending_query(scope: Scope) -> TextClause:
     """Messages of the scope still waiting for their embedding (failed ones never will)."""
     return text(f"SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending'")

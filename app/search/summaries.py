@@ -111,7 +111,14 @@ async def candidates(
 
 def hit_fields(row: dict[str, Any]) -> dict[str, Any]:
     """What a summary hit shows where a message hit shows the message's own fields."""
-    return {"id": row["summary_id"], "seq": row["to_seq"], "role": None, "name": None}
+    return {
+        "id": row["summary_id"],
+        "seq": row["to_seq"],
+        "role": None,
+        "name": None,
+        "from_seq": row["from_seq"],
+        "to_seq": row["to_seq"],
+    }
 
 
 async def _rows(conn: AsyncConnection, stmt: TextClause, params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -170,7 +170,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for conv in convs:
             questions = [q for q in conv.questions if q.category in SCORED and q.evidence]
             t0 = time.perf_counter()
-            done = await ingest.ingest(api, conv, user_prefix=args.user_prefix, captions=args.captions)
+            user_id = f"{args.user_prefix}{conv.sample_id}"
+            if args.reuse and (await api.get(f"/v1/users/{user_id}")).status_code == 200:
+                # Loaded by an earlier run into the same --pg-dir/--database: message hits carry
+                # their dia_id in metadata, which is all a messages-only search needs.
+                done = ingest.Ingested(user_id=user_id, messages=conv.turn_count)
+            else:
+                done = await ingest.ingest(api, conv, user_prefix=args.user_prefix, captions=args.captions)
             wait = await ingest.wait_searchable(api, done.user_id)
             total = time.perf_counter() - t0
             report["ingest"][conv.sample_id] = {
@@ -328,6 +334,7 @@ def main() -> None:
     ap.add_argument("--captions", action="store_true", help="append image captions to the content")
     ap.add_argument("--pg-dir", type=Path, help="keep the embedded PostgreSQL here")
     ap.add_argument("--database", help="database name in --pg-dir (default: a new one)")
+    ap.add_argument("--reuse", action="store_true", help="skip conversations already loaded (--database)")
     ap.add_argument("--json", type=Path, help="write the full report here")
     args = ap.parse_args()
     from app.logging import configure_logging

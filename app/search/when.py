@@ -1,0 +1,74 @@
+"""The time a query asks about: "in May 2023", "on 8 May 2023", "in 2022", "last week", "yesterday".
+
+A query naming a time gets the period it names, and hybrid search gives the turns sent within it a
+bonus (ENGRAM_SEARCH_TIME_WEIGHT): "what did Ada do in May 2023?" prefers May's turns to others that
+match as well. Relative phrases are resolved against the time of the search with the rules the
+summaries and facts use (app/ai/relative_time.py). A query with no time in it gets none, and
+"when did ..." questions need none: every turn is indexed with its date (app/indexing/index_text.py),
+so the answer's date travels with it.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import UTC, date, datetime, timedelta
+
+from app.ai.relative_time import MONTHS, RelativeDate, find_relative_dates
+
+_MONTH = {m.lower(): i + 1 for i, m in enumerate(MONTHS)} | {
+    m[:3].lower(): i + 1 for i, m in enumerate(MONTHS)
+}
+_MON = r"(?P<mon>" + "|".join(sorted(_MONTH, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?P<year>(?:19|20)[0-9]{2})"
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON},?\s+{_YEAR}\b", re.I
+)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MON}\s+(?P<day>[0-9]{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}\b", re.I)
+_YEAR_ONLY = re.compile(rf"\b(?:in|during|of|since|by)\s+{_YEAR}\b", re.I)
+
+Period = tuple[datetime, datetime]  # [start, end)
+
+
+def _at(d: date) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _month(year: int, month: int) -> Period:
+    last = calendar.monthrange(year, month)[1]
+    return _at(date(year, month, 1)), _at(date(year, month, last)) + timedelta(days=1)
+
+
+def _relative(r: RelativeDate) -> Period:
+    start = _at(r.day)
+    if r.granularity == "day":
+        return start, start + timedelta(days=1)
+    if r.granularity == "weekend":
+        return start, start + timedelta(days=2)
+    if r.granularity == "week":
+        return start, start + timedelta(days=7)
+    if r.granularity == "month":
+        return _month(r.day.year, r.day.month)
+    return _at(date(r.day.year, 1, 1)), _at(date(r.day.year + 1, 1, 1))
+
+
+def period(query: str, now: datetime) -> Period | None:
+    """The period the query names (the first one, the most precise form first), or None."""
+    for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
+        m = pattern.search(query)
+        if m:
+            try:
+                d = date(int(m["year"]), _MONTH[m["mon"].lower()], int(m["day"]))
+            except ValueError:
+                continue
+            return _at(d), _at(d) + timedelta(days=1)
+    m = _MONTH_YEAR.search(query)
+    if m:
+        return _month(int(m["year"]), _MONTH[m["mon"].lower()])
+    m = _YEAR_ONLY.search(query)
+    if m:
+        y = int(m["year"])
+        return _at(date(y, 1, 1)), _at(date(y + 1, 1, 1))
+    found = find_relative_dates(query, now)
+    return _relative(found[0]) if found else None
