@@ -1628,6 +1628,11 @@ export interface components {
             /** @description A fact's kind (none for other kinds). */
             fact_kind?: components["schemas"]["FactKind"] | null;
             /**
+             * From Seq
+             * @description First seq of the session a summary step read; for a fact, the first of its source messages in its session (none for a message or a fact with no source).
+             */
+            from_seq?: number | null;
+            /**
              * Id
              * Format: uuid
              * @description The message_id; for a summary its summary_id, for a fact its fact_id.
@@ -1667,10 +1672,20 @@ export interface components {
              */
             session_id: string | null;
             /**
+             * Source Message Ids
+             * @description The messages a summary or fact was made from, so a client can cite them: for a summary those of its session from `from_seq` to `to_seq`, for a fact the ones it was read from (empty for a fact added over the API). None for a message: it is its own source.
+             */
+            source_message_ids?: string[] | null;
+            /**
              * Subject
              * @description The slot a fact fills, e.g. `home` (if it has one).
              */
             subject?: string | null;
+            /**
+             * To Seq
+             * @description Last seq of the session a summary step read, or of a fact's source messages.
+             */
+            to_seq?: number | null;
             /** User Id */
             user_id: string;
         };

@@ -38,12 +38,18 @@ class SearchHit:
             API).
         user_id (str):
         fact_kind (FactKind | None | Unset): A fact's kind (none for other kinds).
+        from_seq (int | None | Unset): First seq of the session a summary step read; for a fact, the first of its source
+            messages in its session (none for a message or a fact with no source).
         importance (float | None | Unset): A fact's importance, 0..1 (none for other kinds).
         name (None | str | Unset): The message's speaker name (none for a summary or a fact).
         role (None | Role | Unset): The message's role (none for a summary or a fact).
         seq (int | None | Unset): The message's seq; for a summary its `to_seq`: it stands for every message of the
             session up to there (none for a fact).
+        source_message_ids (list[UUID] | None | Unset): The messages a summary or fact was made from, so a client can
+            cite them: for a summary those of its session from `from_seq` to `to_seq`, for a fact the ones it was read from
+            (empty for a fact added over the API). None for a message: it is its own source.
         subject (None | str | Unset): The slot a fact fills, e.g. `home` (if it has one).
+        to_seq (int | None | Unset): Last seq of the session a summary step read, or of a fact's source messages.
     """
 
     content: str
@@ -56,11 +62,14 @@ class SearchHit:
     session_id: None | str
     user_id: str
     fact_kind: FactKind | None | Unset = UNSET
+    from_seq: int | None | Unset = UNSET
     importance: float | None | Unset = UNSET
     name: None | str | Unset = UNSET
     role: None | Role | Unset = UNSET
     seq: int | None | Unset = UNSET
+    source_message_ids: list[UUID] | None | Unset = UNSET
     subject: None | str | Unset = UNSET
+    to_seq: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,6 +100,12 @@ class SearchHit:
         else:
             fact_kind = self.fact_kind
 
+        from_seq: int | None | Unset
+        if isinstance(self.from_seq, Unset):
+            from_seq = UNSET
+        else:
+            from_seq = self.from_seq
+
         importance: float | None | Unset
         if isinstance(self.importance, Unset):
             importance = UNSET
@@ -117,11 +132,29 @@ class SearchHit:
         else:
             seq = self.seq
 
+        source_message_ids: list[str] | None | Unset
+        if isinstance(self.source_message_ids, Unset):
+            source_message_ids = UNSET
+        elif isinstance(self.source_message_ids, list):
+            source_message_ids = []
+            for source_message_ids_type_0_item_data in self.source_message_ids:
+                source_message_ids_type_0_item = str(source_message_ids_type_0_item_data)
+                source_message_ids.append(source_message_ids_type_0_item)
+
+        else:
+            source_message_ids = self.source_message_ids
+
         subject: None | str | Unset
         if isinstance(self.subject, Unset):
             subject = UNSET
         else:
             subject = self.subject
+
+        to_seq: int | None | Unset
+        if isinstance(self.to_seq, Unset):
+            to_seq = UNSET
+        else:
+            to_seq = self.to_seq
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -140,6 +173,8 @@ class SearchHit:
         )
         if fact_kind is not UNSET:
             field_dict["fact_kind"] = fact_kind
+        if from_seq is not UNSET:
+            field_dict["from_seq"] = from_seq
         if importance is not UNSET:
             field_dict["importance"] = importance
         if name is not UNSET:
@@ -148,8 +183,12 @@ class SearchHit:
             field_dict["role"] = role
         if seq is not UNSET:
             field_dict["seq"] = seq
+        if source_message_ids is not UNSET:
+            field_dict["source_message_ids"] = source_message_ids
         if subject is not UNSET:
             field_dict["subject"] = subject
+        if to_seq is not UNSET:
+            field_dict["to_seq"] = to_seq
 
         return field_dict
 
@@ -199,6 +238,15 @@ class SearchHit:
 
         fact_kind = _parse_fact_kind(d.pop("fact_kind", UNSET))
 
+        def _parse_from_seq(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        from_seq = _parse_from_seq(d.pop("from_seq", UNSET))
+
         def _parse_importance(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -243,6 +291,28 @@ class SearchHit:
 
         seq = _parse_seq(d.pop("seq", UNSET))
 
+        def _parse_source_message_ids(data: object) -> list[UUID] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                source_message_ids_type_0 = []
+                _source_message_ids_type_0 = data
+                for source_message_ids_type_0_item_data in _source_message_ids_type_0:
+                    source_message_ids_type_0_item = UUID(source_message_ids_type_0_item_data)
+
+                    source_message_ids_type_0.append(source_message_ids_type_0_item)
+
+                return source_message_ids_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[UUID] | None | Unset, data)
+
+        source_message_ids = _parse_source_message_ids(d.pop("source_message_ids", UNSET))
+
         def _parse_subject(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -251,6 +321,15 @@ class SearchHit:
             return cast(None | str | Unset, data)
 
         subject = _parse_subject(d.pop("subject", UNSET))
+
+        def _parse_to_seq(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        to_seq = _parse_to_seq(d.pop("to_seq", UNSET))
 
         search_hit = cls(
             content=content,
@@ -263,11 +342,14 @@ class SearchHit:
             session_id=session_id,
             user_id=user_id,
             fact_kind=fact_kind,
+            from_seq=from_seq,
             importance=importance,
             name=name,
             role=role,
             seq=seq,
+            source_message_ids=source_message_ids,
             subject=subject,
+            to_seq=to_seq,
         )
 
         search_hit.additional_properties = d
