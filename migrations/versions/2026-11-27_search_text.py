@@ -7,8 +7,8 @@ it, so search works throughout and nothing runs in a request. Until the worker h
 GET /v1/indexing reports those messages as pending (and a search with wait_for_indexing_ms waits
 for them).
 
-Revision ID: 0008_search_text
-Revises: 0007_tenant_limits
+Revision ID: 0009_search_text
+Revises: 0008_fair_claims
 Create Date: 2026-11-27
 """
 
@@ -18,8 +18,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql as pg
 
-revision: str = "0008_search_text"
-down_revision: str | None = "0007_tenant_limits"
+revision: str = "0009_search_text"
+down_revision: str | None = "0008_fair_claims"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
