@@ -41,7 +41,9 @@ class Server:
         where = ["--data-dir", str(data_dir)] if data_dir is not None else []
         self.proc = subprocess.Popen(
             [ENGRAM, "serve", "--port", str(self.port), *where, *args],
-            env=engram_env(**env),
+            # The shared model cache unless a test asks for its own: a fresh data dir would
+            # otherwise export the model again (~30 s, minutes on a loaded machine).
+            env=engram_env(**{"ENGRAM_MODEL_CACHE_DIR": str(MODEL_CACHE), **env}),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
