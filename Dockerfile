@@ -1,10 +1,14 @@
 # syntax=docker/dockerfile:1
-# Engram API image: python:3.11-slim, non-root, `engram serve` on 0.0.0.0:8000 with auth on.
+# Engram API image: python:3.11-slim (pinned by digest), non-root, `engram serve` on 0.0.0.0:8000 with auth on.
 #   docker build -t engram .
 #   docker compose up          (PostgreSQL+pgvector, Redis and the API; see README.md)
 
+# The base image is pinned by digest (the python:3.11-slim manifest list; bump it deliberately,
+# with the lock files, never by a moving tag).
+ARG BASE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
+
 # --- build: install the project and its dependencies into a virtualenv -------------------------
-FROM python:3.11-slim AS build
+FROM ${BASE} AS build
 
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
@@ -13,18 +17,22 @@ RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /app
-# Dependencies change less often than the code: build metadata first, then the package.
+# Dependencies change less often than the code: the lock first (every package at one version and
+# hash, build backends included), then the project and its client without resolving anything.
+# PyTorch's CPU build (only used once, to export the local model to ONNX) comes from its CPU
+# index: PyPI's wheel is a multi-GB CUDA build. The lock lists the hashes of both.
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --require-hashes \
+        --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY app ./app
 # The generated Python client: the MCP tools call the REST API through it.
 COPY openapi/clients/python ./openapi/clients/python
-# The CPU build of PyTorch (only used once, to export the local model to ONNX): PyPI's default
-# wheel is a multi-GB CUDA build.
-RUN pip install --no-cache-dir --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
-    && pip install --no-cache-dir . ./openapi/clients/python
+RUN pip install --no-cache-dir --no-deps --no-build-isolation . ./openapi/clients/python \
+    && pip check
 
 # --- runtime -------------------------------------------------------------------------------------
-FROM python:3.11-slim AS runtime
+FROM ${BASE} AS runtime
 
 LABEL org.opencontainers.image.title="engram" \
       org.opencontainers.image.description="A memory service for AI agents over PostgreSQL + pgvector" \

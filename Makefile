@@ -4,22 +4,25 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test lint openapi clients bench-append clean
+.PHONY: serve test lint openapi clients bench-append bench-hostile clean
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
-$(STAMP): pyproject.toml openapi/clients/python/pyproject.toml $(INTEGRATIONS:%=%/pyproject.toml)
-	@echo "engram: [1/4] creating $(VENV) and updating pip (a first install takes 2-4 minutes in all)"
+$(STAMP): requirements-dev.lock pyproject.toml openapi/clients/python/pyproject.toml $(INTEGRATIONS:%=%/pyproject.toml)
+	@echo "engram: [1/4] creating $(VENV) (a first install takes 2-4 minutes in all)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	@echo "engram: [2/4] installing PyTorch, CPU build (~1 minute; used once, to export the model)"
-	# PyTorch first, pinned: this version's CPU build is what these machines carry; any other
-	# resolution would pull a multi-GB CUDA build.
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	@echo "engram: [3/4] installing Engram, its dependencies and the clients (~1-2 minutes)"
-	# The generated Python client too (the MCP tools, the tests and examples/ use it), and the
-	# runtime adapters with their frameworks (openai-agents, langchain-core) for their live tests.
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -e openapi/clients/python $(INTEGRATIONS:%=-e %)
+	@echo "engram: [2/4] installing every dependency from requirements-dev.lock (versions and hashes)"
+	# Every third-party package of Engram (build backends included) at the version and hash of the
+	# lock: the same install on every machine. torch 2.13.0+cpu is the CPU build these machines carry.
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
+	@echo "engram: [3/4] installing Engram, its client and the runtime adapters"
+	# Engram and its generated client (the MCP tools, the tests and examples/ use it) from this
+	# checkout, resolving nothing beyond the lock.
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e openapi/clients/python
+	# The runtime adapters with their frameworks (openai-agents, langchain-core) for their live
+	# tests: not in the lock yet, resolved beside it.
+	$(BIN)/python -m pip install --quiet --no-build-isolation $(INTEGRATIONS:%=-e %)
+	$(BIN)/python -m pip check
 	touch $(STAMP)
 	@echo "engram: [4/4] installed"
 
@@ -46,6 +49,9 @@ clients: $(STAMP)        ## regenerate openapi/clients/{python,typescript} from 
 
 bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
 	$(BIN)/python bench/append.py
+
+bench-hostile: $(STAMP)  ## attacks on one live process while another tenant is measured (prints figures)
+	$(BIN)/python bench/hostile/attacks.py
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
-from urllib.parse import urlsplit
+from typing import Any, Literal
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -53,6 +54,11 @@ class Settings(BaseSettings):
     migrate_on_start: bool = Field(True, description="Apply migrations when `engram serve` starts.")
     embedding_dim: int = Field(
         384, ge=1, le=16000, description="Dimension of stored embeddings (fixed at install)."
+    )
+    database_password: SecretStr | None = Field(
+        None,
+        description="Password for DATABASE_URL when the URL carries none (e.g. from "
+        "ENGRAM_DATABASE_PASSWORD_FILE, a mounted secret).",
     )
     redis_url: str | None = Field(
         None,
@@ -360,8 +366,28 @@ class Settings(BaseSettings):
             parse_sentinel_url(url)  # a malformed one stops the start, naming the setting
         return url
 
+    @model_validator(mode="before")
+    @classmethod
+    def _read_secret_files(cls, data: Any) -> Any:
+        """`ENGRAM_<NAME>_FILE=/path` sets `<name>` from that file (Docker / Kubernetes secrets),
+        unless `ENGRAM_<NAME>` itself is set."""
+        if not isinstance(data, dict):
+            return data
+        for name in cls.model_fields:
+            path = os.environ.get(f"ENGRAM_{name.upper()}_FILE")
+            if path and name not in data and f"ENGRAM_{name.upper()}" not in os.environ:
+                try:
+                    data[name] = Path(path).read_text().rstrip("\r\n")
+                except OSError as exc:
+                    raise ValueError(
+                        f"ENGRAM_{name.upper()}_FILE: cannot read {path}: {exc.strerror}"
+                    ) from None
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
+        if self.database_password is not None and self.database_url:
+            self.database_url = _with_password(self.database_url, self.database_password.get_secret_value())
         if self.auth is Switch.off and not _is_loopback(self.host):
             raise ValueError(
                 f"ENGRAM_AUTH=off with ENGRAM_HOST={self.host}: refusing to serve an "
@@ -372,6 +398,15 @@ class Settings(BaseSettings):
     @property
     def auth_on(self) -> bool:
         return self.auth is Switch.on
+
+
+def _with_password(url: str, password: str) -> str:
+    """`url` with `password` for its user, if it names none."""
+    parts = urlsplit(url)
+    if parts.password is not None or "@" not in parts.netloc:
+        return url
+    user, host = parts.netloc.rsplit("@", 1)
+    return urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}"))
 
 
 def _is_loopback(host: str) -> bool:

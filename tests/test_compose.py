@@ -115,14 +115,19 @@ def test_every_engram_name_is_a_setting() -> None:
     for path in (COMPOSE, DOCKERFILE):
         used = set(ENV_NAME.findall(path.read_text()))
         assert used, f"{path.name} sets no ENGRAM_* variable"
-        unknown = used - known
+        # ENGRAM_<NAME>_FILE reads setting <name> from a file (app.config).
+        unknown = {n for n in used if n not in known and n.removesuffix("_FILE") not in known}
         assert not unknown, f"{path.name} uses names that are not settings: {sorted(unknown)}"
 
 
 def test_api_environment_is_valid_settings(compose: dict[str, Any]) -> None:
     env = _environment(compose["services"]["api"])
-    values = {k[len(PREFIX) :].lower(): v for k, v in env.items() if k.startswith(PREFIX)}
-    values["admin_token"] = "x"  # `${ENGRAM_ADMIN_TOKEN:?...}` is filled in by compose
+    values = {
+        k[len(PREFIX) :].lower(): v
+        for k, v in env.items()
+        if k.startswith(PREFIX) and not k.endswith("_FILE")
+    }
+    values["admin_token"] = "x"  # read by the API from its secret file
     settings = Settings(**values)  # type: ignore[arg-type]
     assert settings.auth_on
     assert settings.database_url and "@db:" in settings.database_url
@@ -151,8 +156,40 @@ def test_api_waits_for_healthy_db_and_redis(compose: dict[str, Any]) -> None:
 def test_auth_is_on_with_a_required_admin_token(compose: dict[str, Any]) -> None:
     env = _environment(compose["services"]["api"])
     assert env["ENGRAM_AUTH"] == "on"
-    assert re.fullmatch(r"\$\{ENGRAM_ADMIN_TOKEN:\?[^}]+\}", env["ENGRAM_ADMIN_TOKEN"])
+    assert "ENGRAM_ADMIN_TOKEN" not in env, "a secret belongs in a file, not in the environment"
+    assert env["ENGRAM_ADMIN_TOKEN_FILE"] == "/run/secrets/admin_token"
+    assert "admin_token" in compose["services"]["api"]["secrets"]
+    assert compose["secrets"]["admin_token"]["file"]
     assert env["ENGRAM_HOST"] == "0.0.0.0"
+
+
+def test_no_default_database_password(compose: dict[str, Any]) -> None:
+    """Every password comes from the one secret file; none is written in compose, none defaulted."""
+    text = COMPOSE.read_text()
+    assert "POSTGRES_PASSWORD:" not in text and ":-" not in text
+    db = _environment(compose["services"]["db"])
+    assert db["POSTGRES_PASSWORD_FILE"] == "/run/secrets/db_password"
+    for name in ("api", "worker"):
+        env = _environment(compose["services"][name])
+        assert (
+            "@db:" in env["ENGRAM_DATABASE_URL"]
+            and ":" not in env["ENGRAM_DATABASE_URL"].split("//")[1].split("@")[0]
+        )
+        assert env["ENGRAM_DATABASE_PASSWORD_FILE"] == "/run/secrets/db_password"
+        assert "db_password" in compose["services"][name]["secrets"]
+
+
+def test_secret_files_fill_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pw").write_text("p@ss/word\n")
+    (tmp_path / "token").write_text("the-admin-token\n")
+    monkeypatch.setenv("ENGRAM_DATABASE_PASSWORD_FILE", str(tmp_path / "pw"))
+    monkeypatch.setenv("ENGRAM_ADMIN_TOKEN_FILE", str(tmp_path / "token"))
+    settings = Settings(database_url="postgresql://engram@db:5432/engram")
+    assert settings.admin_token is not None and settings.admin_token.get_secret_value() == "the-admin-token"
+    assert settings.database_url == "postgresql://engram:p%40ss%2Fword@db:5432/engram"
+    monkeypatch.setenv("ENGRAM_ADMIN_TOKEN_FILE", str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="ENGRAM_ADMIN_TOKEN_FILE"):
+        Settings()
 
 
 def test_db_is_pgvector_with_a_named_volume(compose: dict[str, Any]) -> None:
