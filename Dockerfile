@@ -3,12 +3,10 @@
 #   docker build -t engram .
 #   docker compose up          (PostgreSQL+pgvector, Redis and the API; see README.md)
 
-# The base image is pinned by digest (the python:3.11-slim manifest list; bump it deliberately,
-# with the lock files, never by a moving tag).
-ARG BASE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
-
 # --- build: install the project and its dependencies into a virtualenv -------------------------
-FROM ${BASE} AS build
+# Pinned by digest (python:3.11-slim's manifest list), in both stages: bump it deliberately, with
+# the lock, never by a moving tag.
+FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7 AS build
 
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
@@ -32,7 +30,7 @@ RUN pip install --no-cache-dir --no-deps --no-build-isolation . ./openapi/client
     && pip check
 
 # --- runtime -------------------------------------------------------------------------------------
-FROM ${BASE} AS runtime
+FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7 AS runtime
 
 LABEL org.opencontainers.image.title="engram" \
       org.opencontainers.image.description="A memory service for AI agents over PostgreSQL + pgvector" \

@@ -261,7 +261,7 @@ def _final_stage() -> list[tuple[str, str]]:
 
 def test_dockerfile_is_slim_python_311() -> None:
     bases = [args.split()[0] for word, args in _instructions() if word == "FROM"]
-    assert bases and all(base.startswith("python:3.11-slim") for base in bases), bases
+    assert bases and all(re.fullmatch(r"python:3\.11-slim@sha256:[0-9a-f]{64}", b) for b in bases), bases
 
 
 def test_dockerfile_runs_as_non_root() -> None:
@@ -296,7 +296,9 @@ def test_dockerfile_keeps_migrations_in_the_working_directory() -> None:
     copies = [args.split() for word, args in stage if word == "COPY"]
     assert any(parts[-2:] == ["migrations", "./migrations"] for parts in copies), copies
     assert workdir == "/app"
-    assert any(word == "RUN" and "pip install --no-cache-dir ." in args for word, args in _instructions())
+    runs = [args for word, args in _instructions() if word == "RUN"]
+    assert any("--require-hashes" in args and "-r requirements.lock" in args for args in runs), runs
+    assert any("pip install --no-cache-dir --no-deps --no-build-isolation ." in args for args in runs)
 
 
 if __name__ == "__main__":
