@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -127,3 +130,23 @@ def test_an_idle_server_stops_promptly_on_sigterm(tmp_path: Path) -> None:
     # The goal is under 3 s (0.6 s measured on a loaded 2-core machine; 5.8 s before the
     # interpreter's teardown was skipped); 5 s leaves room for a machine busier still.
     assert took < 5, took
+
+
+@pytest.mark.parametrize(("setting", "json_lines"), [(None, False), ("true", True)])
+def test_logs_are_readable_on_a_terminal_unless_json_is_asked_for(
+    setting: str | None, json_lines: bool
+) -> None:
+    main, terminal = pty.openpty()
+    extra = {} if setting is None else {"ENGRAM_LOG_JSON": setting}
+    code = (
+        "from app.config import Settings; from app.logging import configure_logging; import structlog; "
+        "s = Settings(); configure_logging('info', s.log_json); structlog.get_logger('t').info('hello', n=1)"
+    )
+    with os.fdopen(main, "rb") as out:
+        subprocess.run(
+            [sys.executable, "-c", code], env=engram_env(**extra), stderr=terminal, check=True, timeout=60
+        )
+        os.close(terminal)
+        line = out.read1(4096).decode()
+    assert "hello" in line
+    assert line.lstrip().startswith("{") is json_lines, line
