@@ -28,6 +28,14 @@ COPY app ./app
 COPY openapi/clients/python ./openapi/clients/python
 RUN pip install --no-cache-dir --no-deps --no-build-isolation . ./openapi/clients/python \
     && pip check
+# Export the local model here, once, in every ONNX variant (~1 minute): the container starts with
+# the model ready and carries no PyTorch, transformers or sentence-transformers, which only the
+# export needs (the runtime is onnxruntime, the packaged tokenizer and the weights' file, checked
+# with those imports blocked). ENGRAM_LOCAL_EMBEDDER_BACKEND=torch is therefore not available here.
+RUN cd / && HF_HUB_OFFLINE=1 python -c "from pathlib import Path; \
+from app.ai.local_embedder import packaged_model_dir; from app.ai.onnx_export import ensure_onnx; \
+[ensure_onnx(packaged_model_dir(), Path('/opt/models'), variant=v) for v in ('fp32', 'int8', 'int8-mixed')]" \
+    && pip uninstall --yes torch transformers sentence-transformers
 
 # --- runtime -------------------------------------------------------------------------------------
 FROM python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7 AS runtime
@@ -43,6 +51,7 @@ RUN groupadd --system --gid 10001 engram \
     && chown engram:engram /data
 
 COPY --from=build /opt/venv /opt/venv
+COPY --from=build /opt/models /opt/models
 
 # `engram serve` and `engram migrate` find `migrations/` in the working directory.
 WORKDIR /app
@@ -55,7 +64,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     ENGRAM_HOST=0.0.0.0 \
     ENGRAM_PORT=8000 \
     ENGRAM_AUTH=on \
-    ENGRAM_DATA_DIR=/data
+    ENGRAM_DATA_DIR=/data \
+    ENGRAM_MODEL_CACHE_DIR=/opt/models
 
 USER engram
 
