@@ -62,9 +62,15 @@ class Server:
         raise AssertionError("engram serve did not become ready")
 
     def stop(self) -> int:
+        """SIGTERM, then the exit code; a server still running after 40 s is killed (and its code,
+        -9, fails the caller's check) rather than left behind to load the machine for later tests."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=40)
+        try:
+            return self.proc.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
 
 
 def start_worker(url: str, **env: str) -> subprocess.Popen[bytes]:
