@@ -56,6 +56,9 @@ class KeyResolver:
         self.engine = engine
         self.known: TTLCache[bytes, Caller] = TTLCache(maxsize=10_000, ttl=max(ttl, 1e-3))
         self.unknown: TTLCache[bytes, bool] = TTLCache(maxsize=100_000, ttl=max(unknown_ttl, 1e-3))
+        # Keys that were valid within the hour: their lookups are never held back by the limit on
+        # strangers of their address (a flood from the same address must not lock a tenant out).
+        self.vouched: TTLCache[bytes, bool] = TTLCache(maxsize=10_000, ttl=3600)
 
     def cached(self, key: str) -> Caller | bool | None:
         """The cached caller, False for a key known to be bad, None when not cached."""
@@ -74,7 +77,11 @@ class KeyResolver:
             return None
         caller = Caller(*row)
         self.known[digest] = caller
+        self.vouched[digest] = True
         return caller
+
+    def vouched_for(self, key: str) -> bool:
+        return _digest(key) in self.vouched
 
     def forget(self, key_id: uuid.UUID) -> None:
         """Drop a revoked key from this process's cache at once (others expire it within the TTL)."""

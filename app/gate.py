@@ -60,7 +60,8 @@ class Admission:
                 caller = cached
             elif cached is None:
                 # Not yet proven: a stranger over its budget gets no database lookup.
-                if not await self.counter.test(self.unauthenticated, "addr", _address(scope)):
+                limited = not self.keys.vouched_for(token)
+                if limited and not await self.counter.test(self.unauthenticated, "addr", _address(scope)):
                     raise self._stranger_limited(None)
                 caller = await self.keys.lookup(token)
         if caller is None:
