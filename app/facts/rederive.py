@@ -17,6 +17,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import orjson
@@ -143,23 +144,22 @@ async def with_restored(conn: AsyncConnection, *, tenant_id: str, p: Plan) -> Pl
             {"t": tenant_id, "ids": lost},
         )
     ).all()
-    back = [
-        (
-            r.speaker,
-            Current(
-                fact_id=r.fact_id,
-                content=r.content,
-                subject=r.subject,
-                exclusive=r.exclusive,
-                valid_from=r.valid_from,
-                importance=r.importance,
-                source_message_ids=tuple(r.source_message_ids),
-                vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
-            ),
-        )
-        for r in rows
-    ]
-    return replace(p, restored=back)
+    return replace(p, restored=[(r.speaker, current_from_row(r)) for r in rows])
+
+
+def current_from_row(r: Any) -> Current:
+    """A current fact as reconciliation sees it, from a row of facts with its vector as `vec`
+    text (the one reading of such rows, for the extraction step and the restore above)."""
+    return Current(
+        fact_id=r.fact_id,
+        content=r.content,
+        subject=r.subject,
+        exclusive=r.exclusive,
+        valid_from=r.valid_from,
+        importance=r.importance,
+        source_message_ids=tuple(r.source_message_ids),
+        vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
+    )
 
 
 def without(facts: dict[str | None, SpeakerFacts], p: Plan) -> dict[str | None, SpeakerFacts]:

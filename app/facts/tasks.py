@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -28,7 +27,6 @@ from app.db.vectors import vector_literal
 from app.facts import events, rederive
 from app.facts.reconcile import (
     Add,
-    Current,
     Invalidate,
     Known,
     Mention,
@@ -181,18 +179,7 @@ async def user_facts(
             Known(subject=r.subject, content=r.content, source_message_ids=frozenset(r.source_message_ids))
         )
         if r.valid:
-            mine.current.append(
-                Current(
-                    fact_id=r.fact_id,
-                    content=r.content,
-                    subject=r.subject,
-                    exclusive=r.exclusive,
-                    valid_from=r.valid_from,
-                    importance=r.importance,
-                    source_message_ids=tuple(r.source_message_ids),
-                    vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
-                )
-            )
+            mine.current.append(rederive.current_from_row(r))
     return out
 
 
