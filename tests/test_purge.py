@@ -4,6 +4,7 @@ test), and nobody else's rows are touched."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -127,18 +128,36 @@ async def test_purge_leaves_no_row_of_the_user_and_touches_nobody_else(
         # The same user id and session ids in another tenant: a purge must not cross over.
         twin = await populate(b, tenant_b, "victim", "v")
 
-        before = {o.tenant_id + o.user_id: await census(db, tables, o) for o in (victim, neighbour, twin)}
-        for counts in before.values():
-            assert all(counts[t] > 0 for t in CORE_TABLES), counts
-        mids = [m["message_id"] for m in (await a.get("/v1/sessions/v-1/messages")).json()["items"]]
+        # The worker runs in the app and legitimately works through the others' jobs (the summary
+        # of an ended session, embeddings): it deletes a job when done and writes derived rows, so
+        # their counts would move on their own. Hold the others' jobs locked across the purge: the
+        # lock waits for a step in flight, then the worker skips them (SKIP LOCKED) and leaves their
+        # sessions alone, so any change in their counts is the purge's doing. A purge that reached
+        # into their jobs would wait on this lock, hence the timeout.
+        async with db.connect() as hold:
+            await hold.execute(
+                text(
+                    "SELECT 1 FROM jobs WHERE (tenant_id = :ta AND session_id = ANY(:na)) "
+                    "OR (tenant_id = :tb AND session_id = ANY(:nb)) FOR UPDATE"
+                ),
+                {"ta": tenant_a, "na": neighbour.session_ids, "tb": tenant_b, "nb": twin.session_ids},
+            )
+            before = {o.tenant_id + o.user_id: await census(db, tables, o) for o in (victim, neighbour, twin)}
+            for counts in before.values():
+                assert all(counts[t] > 0 for t in CORE_TABLES), counts
+            mids = [m["message_id"] for m in (await a.get("/v1/sessions/v-1/messages")).json()["items"]]
 
-        r = await a.delete("/v1/users/victim")
-        assert r.status_code == 204, r.text
+            try:
+                r = await asyncio.wait_for(a.delete("/v1/users/victim"), timeout=60)
+            except TimeoutError:
+                pytest.fail("the purge waited on another user's jobs")
+            assert r.status_code == 204, r.text
 
-        leftovers = {name: n for name, n in (await census(db, tables, victim)).items() if n}
-        assert not leftovers, f"rows of the purged user remain: {leftovers}"
-        assert await census(db, tables, neighbour) == before[tenant_a + "neighbour"]
-        assert await census(db, tables, twin) == before[tenant_b + "victim"]
+            leftovers = {name: n for name, n in (await census(db, tables, victim)).items() if n}
+            assert not leftovers, f"rows of the purged user remain: {leftovers}"
+            assert await census(db, tables, neighbour) == before[tenant_a + "neighbour"]
+            assert await census(db, tables, twin) == before[tenant_b + "victim"]
+            await hold.rollback()
 
         # Through the API too: nothing of the user answers any more.
         assert (await a.get("/v1/users/victim")).status_code == 404
