@@ -141,10 +141,14 @@ async def _api_processes(base_url: str, rounds: int = 40) -> dict[tuple[float, f
             "appends": ident[0],
             "memory": _value(s, "engram_http_requests_total", method="GET", route=MEMORY, status="200"),
             "readyz": _value(s, "engram_http_requests_total", method="GET", route="/readyz", status="200"),
+            # /readyz answers 503 by design while a process still loads its model, and the start-up
+            # wait polls it: those are not errors. Any other 5xx is.
             "errors": sum(
                 v
                 for (name, labels), v in s.items()
-                if name == "engram_http_requests_total" and dict(labels)["status"].startswith("5")
+                if name == "engram_http_requests_total"
+                and dict(labels)["status"].startswith("5")
+                and dict(labels)["route"] != "/readyz"
             ),
         }
         seen[ident] = {k: max(v, seen.get(ident, {}).get(k, 0.0)) for k, v in counts.items()}

@@ -10,6 +10,18 @@ from fastapi import FastAPI
 
 from app.main import create_app
 from tests.conftest import STARTUP, client_for, make_settings
+from tests.dbutil import until
+
+
+async def ready_model(c: httpx.AsyncClient) -> httpx.Response:
+    """/readyz once the model (loaded after start-up, in the background) is ready."""
+
+    async def probe() -> httpx.Response | None:
+        r = await c.get("/readyz")
+        return r if r.json()["checks"].get("model") == "ok" else None
+
+    response: httpx.Response = await until(probe, within=STARTUP)
+    return response
 
 
 async def test_healthz(app: FastAPI) -> None:
@@ -21,9 +33,9 @@ async def test_healthz(app: FastAPI) -> None:
 
 async def test_readyz_checks_database_and_redis(app: FastAPI) -> None:
     async with client_for(app) as c:
-        r = await c.get("/readyz")
+        r = await ready_model(c)
     assert r.status_code == 200
-    assert r.json() == {"status": "ready", "checks": {"database": "ok", "redis": "ok"}}
+    assert r.json() == {"status": "ready", "checks": {"database": "ok", "redis": "ok", "model": "ok"}}
 
 
 async def test_readyz_degraded_without_redis_and_503_without_database(database_url: str) -> None:
@@ -32,7 +44,7 @@ async def test_readyz_degraded_without_redis_and_503_without_database(database_u
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,
     ):  # type: ignore[arg-type]
-        r = await c.get("/readyz")
+        r = await ready_model(c)
         assert r.status_code == 200
         assert r.json()["status"] == "degraded"
         assert r.json()["checks"]["redis"].startswith("error")
