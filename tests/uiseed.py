@@ -40,6 +40,17 @@ TRIP: list[tuple[int, str, str]] = [
     (90, "user", "Plan a weekend trip to Madrid to see my sister."),
     (90, "assistant", "Take the night train and visit the Prado on Saturday."),
 ]
+# Turns after the explicit summary of trip-planning: fewer than the summary policy's trigger, so
+# they stay unsummarised, and more than a small memory budget holds, so a memory context of the
+# session leaves some of them out, neither shown nor covered (the case tests/test_ui.py shows).
+TRIP_LATER: list[tuple[int, str, str]] = [
+    (95, "user", "Back from Madrid: the night train was comfortable and Maria loved the Prado."),
+    (95, "assistant", "Wonderful. Would you like ideas for her visit to Porto in return?"),
+    (96, "user", "Yes, she arrives in June and she likes museums, old bookshops and long lunches."),
+    (96, "assistant", "Livraria Lello, the Serralves museum, and a long lunch by the Douro in Gaia."),
+    (97, "user", "She is also afraid of heights, so nothing like the Dom Luis bridge top deck."),
+    (97, "assistant", "Then take the lower deck of the bridge and the riverside tram instead."),
+]
 COOKING: list[tuple[int, str, str]] = [
     (100, "user", "I'm vegetarian these days."),
     (100, "assistant", "Great, I will suggest vegetarian recipes."),
@@ -62,7 +73,8 @@ def _append(c: httpx.Client, session: str, turns: list[tuple[int, str, str]]) ->
 
 
 def seed(url: str, key: str) -> None:
-    """Ada (two sessions, summarised and extracted) and Bob (one short session)."""
+    """Ada (two sessions, summarised and extracted; trip-planning goes on past its summary) and
+    Bob (one short session)."""
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=120) as c:
         c.put("/v1/users/ada", json={"metadata": {"name": "Ada"}}).raise_for_status()
         sessions = (("trip-planning", "ada", TRIP), ("cooking", "ada", COOKING), ("bob-1", "bob", BOB))
@@ -72,6 +84,9 @@ def seed(url: str, key: str) -> None:
         for sid in ("trip-planning", "cooking", "bob-1"):
             c.post(f"/v1/sessions/{sid}/extract", params={"wait_seconds": 60}).raise_for_status()
             c.post(f"/v1/sessions/{sid}/summarize", params={"wait_seconds": 60}).raise_for_status()
+        # A summary of a whole session (explicit, or now at its end or when idle) covers every
+        # message, so nothing is left unsummarised until the conversation goes on after it.
+        _append(c, "trip-planning", TRIP_LATER)
 
 
 def seed_big(url: str, key: str, *, messages: int = 10_000, batch: int = 1000) -> None:
