@@ -1,5 +1,6 @@
 """Export and import of a user's memory (app/transfer), end to end with the shared app (worker on):
-round trips into another tenant and another user id, idempotent re-imports, which ids are kept,
+round trips into another tenant and another user id, idempotent re-imports, which ids are kept (no
+existence oracle: a taken id and a free one get the same answer), facts' sessions,
 imported rows becoming searchable, bad files refused whole, purge, and a 10,000-message import."""
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ async def test_round_trip_into_another_tenant_and_another_user_is_the_same_memor
     assert counts["session"] == 2 and counts["message"] == 7 and counts["summary"] >= 1
     assert counts["fact"] >= 3 and counts["fact_event"] > counts["fact"]
 
-    # Another tenant of the same database: A still holds every id, so each is replaced.
+    # Another tenant of the same database: no id is the target user's yet, so each is replaced.
     result = await import_into(other_api, "ada", original)
     assert result["created"] == {
         "users": 1,
@@ -188,17 +189,32 @@ async def test_round_trip_into_another_tenant_and_another_user_is_the_same_memor
     assert lines(await export_of(other_api, "ada"))[1:] == lines(copy)[1:]
 
 
-async def test_ids_are_kept_where_they_are_free_and_purge_removes_the_import(
+async def test_a_taken_id_and_a_free_one_get_the_same_answer_and_purge_removes_the_import(
     api: httpx.AsyncClient, other_api: httpx.AsyncClient, db: AsyncEngine
 ) -> None:
+    """The existence oracle: while tenant A holds the file's ids, and after A deleted them, an
+    import into tenant B answers the same and places the same ids, none of them A's."""
     await build_user(api, "bea")
     original = await export_of(api, "bea")
-    await ok(api.delete("/v1/users/bea"))  # the ids are free again
-    await import_into(other_api, "bea", original)
-    # Every id, seq and timestamp as it was: the copy is the same file, line for line.
-    assert lines(await export_of(other_api, "bea"))[1:] == lines(original)[1:]
+    taken = await import_into(other_api, "bea", original)
+    while_taken = await export_of(other_api, "bea")
+    await ok(other_api.delete("/v1/users/bea"))
+    await ok(api.delete("/v1/users/bea"))  # every id of the file is free now
+    free = await import_into(other_api, "bea", original)
+    while_free = await export_of(other_api, "bea")
+    assert free == taken
+    assert lines(while_free)[1:] == lines(while_taken)[1:]
+    assert canonical(while_free) == canonical(original)
 
-    records = lines(original)
+    def ids(body: bytes) -> set[str]:
+        return {r[k] for r in lines(body) for k in ("message_id", "summary_id", "fact_id") if k in r}
+
+    assert ids(while_free).isdisjoint(ids(original))
+    # Back into the user that holds them, they are kept: everything is present.
+    again = await import_into(other_api, "bea", while_free)
+    assert set(again["created"].values()) == {0}
+
+    records = lines(while_free)
     messages = [uuid.UUID(r["message_id"]) for r in records if r["type"] == "message"]
     facts = [uuid.UUID(r["fact_id"]) for r in records if r["type"] == "fact_event"]
     summaries = [uuid.UUID(r["summary_id"]) for r in records if r["type"] == "summary"]
@@ -207,6 +223,45 @@ async def test_ids_are_kept_where_they_are_free_and_purge_removes_the_import(
         db, messages=messages, facts=facts, summaries=summaries, sessions=["bea-s1", "bea-s2"]
     )
     assert counts == {"messages": 0, "summaries": 0, "facts": 0, "fact_events": 0, "sessions": 0}
+
+
+async def test_a_probe_of_another_tenants_id_reads_the_same_as_a_random_one(
+    api: httpx.AsyncClient, other_api: httpx.AsyncClient
+) -> None:
+    """One message whose id another tenant holds, one whose id nobody holds, each cited by a fact:
+    what the prober reads back is derived alike, never the id given."""
+    await ok(api.post("/v1/sessions", json={"session_id": "probe-a", "user_id": "victim"}))
+    held = await ok(
+        api.post("/v1/sessions/probe-a/messages", json={"messages": [{"role": "user", "content": "mine"}]})
+    )
+    target = held["messages"][0]["message_id"]
+    answers = []
+    for given in (target, str(uuid.uuid4())):
+        user = f"prober-{given[:8]}"
+        records = small_file(message_id=given, session_id=f"{user}-s")
+        records[2]["session_id"] = f"{user}-s"
+        fact = {
+            "type": "fact",
+            "fact_id": str(uuid.uuid4()),
+            "content": "Probes ids.",
+            "kind": "other",
+            "importance": 0.5,
+            "actor": "api",
+            "source_message_ids": [given],
+            "valid_from": "2026-01-01T00:00:00Z",
+        }
+        records.insert(4, fact)
+        records[-1]["records"] = 4
+        result = await import_into(other_api, user, ndjson(records))
+        back = lines(await export_of(other_api, user))
+        mid = next(r["message_id"] for r in back if r["type"] == "message")
+        cited = next(r["source_message_ids"] for r in back if r["type"] == "fact")
+        assert mid != given and cited == [mid]
+        answers.append(result["created"])
+    assert answers[0] == answers[1]
+    # The held message is untouched.
+    rows = (await api.get("/v1/sessions/probe-a/messages")).json()["items"]
+    assert [(m["message_id"], m["content"]) for m in rows] == [(target, "mine")]
 
 
 async def _rows(db: AsyncEngine, **ids: list[Any]) -> dict[str, int]:
@@ -468,6 +523,34 @@ async def test_a_session_of_another_user_is_refused_and_nothing_is_written(api: 
     assert r.json()["errors"][0]["loc"] == ["line", 3, "session_id"]
     assert (await api.get("/v1/users/intruder")).status_code == 404
     assert (await api.get("/v1/sessions/bad-s1/messages")).json()["items"] == []
+
+
+async def test_a_fact_naming_another_users_session_is_refused_and_nothing_is_written(
+    api: httpx.AsyncClient,
+) -> None:
+    await ok(api.post("/v1/sessions", json={"session_id": "theirs", "user_id": "owner2"}))
+    fact = {
+        "type": "fact",
+        "fact_id": str(uuid.uuid4()),
+        "content": "Lives in Oslo.",
+        "kind": "location",
+        "importance": 0.5,
+        "actor": "api",
+        "session_id": "theirs",
+        "valid_from": "2026-01-01T00:00:00Z",
+    }
+    r = await api.post("/v1/users/squatter/import", content=ndjson(_with(4, fact)), headers=NDJSON)
+    assert r.status_code == 422 and r.headers["content-type"] == PROBLEM, r.text
+    problem = r.json()
+    assert problem["type"] == "urn:engram:problem:validation-error"
+    assert problem["errors"][0]["loc"] == ["line", 5, "session_id"]
+    assert (await api.get("/v1/users/squatter")).status_code == 404
+    # Its own session (in the file), a session it already has, and a name no session holds are fine.
+    await ok(api.post("/v1/sessions", json={"session_id": "own-old", "user_id": "squatter2"}))
+    for name in ("bad-s1", "own-old", "long-gone"):
+        body = ndjson(_with(4, {**fact, "fact_id": str(uuid.uuid4()), "session_id": name}))
+        r = await api.post("/v1/users/squatter2/import", content=body, headers=NDJSON)
+        assert r.status_code == 200, (name, r.text)
 
 
 # --- size ----------------------------------------------------------------------------------------

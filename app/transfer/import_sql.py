@@ -90,11 +90,22 @@ LOCK_SESSIONS = text(
     "JOIN sessions s ON s.tenant_id = :t AND s.session_id = i.session_id "
     "ORDER BY i.session_id FOR UPDATE OF s"
 )
+# A fact's session (where it was first read from) must be the target user's: one of the file's
+# (LOCK_SESSIONS checked their owner) or one the user already has. A name no session holds is kept
+# as it is, like the name of a deleted session. Search filters facts by session, so a fact naming
+# another user's session would show up in that user's session.
+FOREIGN_FACT_SESSION = text(
+    "SELECT i.line, i.session_id FROM imp_facts i "
+    "JOIN sessions s ON s.tenant_id = :t AND s.session_id = i.session_id "
+    "WHERE s.user_id <> :u ORDER BY i.line LIMIT 1"
+)
 # --- ids ------------------------------------------------------------------------------------------
-# Message, summary and fact ids are global keys. Each id of the file (defined or only referenced)
-# is placed on the first of its candidates (the id itself, then DERIVED ones) that already belongs
-# to the target user (imported before: present), else on the first that is free. A candidate held
-# by anyone else is passed over without being read or changed.
+# Message, summary and fact ids are global keys, so whether an id is free says whether another
+# tenant holds it. The placement therefore never depends on that: each id of the file (defined or
+# only referenced) keeps its value only where it already belongs to the target user (imported
+# before: present); every other id, free or taken, goes to the first of its DERIVED candidates
+# that belongs to the target user or is free. A derived candidate is taken by someone else only by
+# a SHA-256 collision; such a candidate is passed over without being read or changed.
 COLLECT_IDS = text(
     """
     INSERT INTO imp_map (kind, old)
@@ -145,7 +156,7 @@ PLACE_IDS = text(
         SELECT k, CASE WHEN k = 0 THEN m.old ELSE {DERIVED} END AS id FROM generate_series(0, :tries) AS k
       ) c
       CROSS JOIN LATERAL (SELECT coalesce({_OWNER}, 1) AS owner) w
-      WHERE w.owner < 2
+      WHERE w.owner < 2 AND (c.k > 0 OR w.owner = 0)
       ORDER BY m.kind, m.old, w.owner, c.k
     ) r WHERE p.kind = r.kind AND p.old = r.old
     """

@@ -2,10 +2,11 @@
 all or nothing, in one transaction.
 
 The records are staged in temporary tables a batch at a time, then written with one statement per
-table: ids placed (kept when free or already the target user's, else derived), references
-remapped, rows already present left as they are (so importing a file twice changes nothing), the
-sessions' watermarks set from what they hold, and the work still missing (embeddings; summaries or
-extraction only where the file leaves them due) queued on the worker's usual paths.
+table: ids placed (kept where they already are the target user's, else derived from the target and
+the old id, whatever else the database holds), references remapped, rows already present left as
+they are (so importing a file twice changes nothing), the sessions' watermarks set from what they
+hold, and the work still missing (embeddings; summaries or extraction only where the file leaves
+them due) queued on the worker's usual paths.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ async def import_user(
         gen = time.time_ns() // 1000
         created.sessions = (await conn.execute(q.CREATE_SESSIONS, {**params, "gen": gen})).rowcount
         await _lock_sessions(conn, params, staged=staged["sessions"])
+        await _refuse_foreign_fact_sessions(conn, params)
         # After the session locks, like a worker step (which holds its session, then this lock).
         await lock_user_facts(conn, tenant_id=tenant_id, user_id=user_id)
         await _place_ids(conn, params)
@@ -167,6 +169,13 @@ async def _lock_sessions(conn: AsyncConnection, params: dict[str, str], *, stage
                 errors=[{"loc": ["line", row.line, "session_id"], "msg": msg, "type": "owner"}],
                 line=row.line,
             )
+
+
+async def _refuse_foreign_fact_sessions(conn: AsyncConnection, params: dict[str, str]) -> None:
+    row = (await conn.execute(q.FOREIGN_FACT_SESSION, params)).first()
+    if row is not None:
+        msg = f"session {row.session_id} belongs to another user of this tenant"
+        raise line_error(row.line, msg, "owner", ["session_id"])
 
 
 async def _place_ids(conn: AsyncConnection, params: dict[str, str]) -> None:

@@ -607,7 +607,7 @@ export interface paths {
         put?: never;
         /**
          * Import a user's memory
-         * @description Takes an export file (`Content-Type: application/x-ndjson`, at most ENGRAM_MAX_IMPORT_BYTES) and writes it into this user of your tenant (created if new), all or nothing: ids, seqs and timestamps are kept (an id another user holds is replaced by one derived from it), and what the user already has is left as it is, so importing a file twice changes nothing. A bad line is refused with its line number; embeddings follow in the background.
+         * @description Takes an export file (`Content-Type: application/x-ndjson`, at most ENGRAM_MAX_IMPORT_BYTES) and writes it into this user of your tenant (created if new), all or nothing: seqs and timestamps are kept; message, summary and fact ids only where they are already this user's, any other id (free or not) is replaced by one derived from it, the same on every import; what the user already has is left as it is, so importing a file twice changes nothing. A bad line is refused with its line number; embeddings follow in the background.
          */
         post: operations["import_user"];
         delete?: never;
