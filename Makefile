@@ -12,8 +12,8 @@ $(STAMP): requirements-dev.lock pyproject.toml openapi/clients/python/pyproject.
 	@echo "engram: [1/4] creating $(VENV) (a first install takes 2-4 minutes in all)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "engram: [2/4] installing every dependency from requirements-dev.lock (versions and hashes)"
-	# Every third-party package of Engram (build backends included) at the version and hash of the
-	# lock: the same install on every machine. torch 2.13.0+cpu is the CPU build these machines carry.
+	# Every third-party package of Engram (build backends included; its dev and otel extras, so the
+	# tests trace too) at the version and hash of the lock: the same install on every machine. torch 2.13.0+cpu is the CPU build these machines carry.
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
 	@echo "engram: [3/4] installing Engram, its client and the runtime adapters"
 	# Engram and its generated client (the MCP tools, the tests and examples/ use it) from this

@@ -328,6 +328,18 @@ class Settings(BaseSettings):
     )
     keep_alive_seconds: int = Field(5, ge=1, le=300, description="An idle keep-alive connection is closed.")
 
+    # --- OpenTelemetry (the `otel` extra; the OTEL_* variables configure the exporter) ---
+    otel: Switch = Field(
+        Switch.off,
+        description="`on`: traces of HTTP requests, SQL, Redis and worker steps, exported by OTLP "
+        "(OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, ...; needs `pip install engram[otel]`). "
+        "Off: OpenTelemetry is not even imported.",
+    )
+    otel_excluded_urls: str = Field(
+        "healthz,readyz,metrics",
+        description="Comma-separated URL patterns never traced (probes and scrapes).",
+    )
+
     # --- rate limits and quotas (auth on only: with auth off there is one tenant) ---
     # A ceiling against a runaway client, not a plan: one tenant's normal agent traffic (bursts of
     # appends and memory reads from many sessions) must never meet it; 100/s did, in the tests.

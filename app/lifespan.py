@@ -27,6 +27,7 @@ from app.metrics import Metrics, pool_stats
 from app.ratelimit.limiter import Counter
 from app.redis_client import make_redis
 from app.runtime import checked_embedder, needs_export
+from app.telemetry.tracing import Tracing
 from app.tenants.service import ensure_tenant
 from app.worker import Worker
 
@@ -49,7 +50,7 @@ class State(TypedDict):
 
 
 def make_lifespan(
-    settings: Settings, metrics: Metrics
+    settings: Settings, metrics: Metrics, tracing: Tracing
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[State]]:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[State]:
@@ -67,6 +68,9 @@ def make_lifespan(
         # A cache must fail fast: a hung Redis costs each request at most the timeout, once, then
         # WindowCache stays away from it for a second.
         redis = make_redis(settings.redis_url, timeout=settings.redis_timeout_seconds)
+        for traced in (engine, key_engine, export_engine):
+            tracing.instrument_engine(traced)
+        tracing.instrument_redis(redis)
         if not settings.auth_on:
             _log.warning(
                 "auth is OFF: every caller is tenant %r; only for local use on loopback",
@@ -84,7 +88,13 @@ def make_lifespan(
         worker_task: asyncio.Task[None] | None = None
         if settings.run_worker:
             worker = Worker(
-                settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, wake=wake
+                settings=settings,
+                engine=engine,
+                embedder=embedder,
+                redis=redis,
+                metrics=metrics,
+                wake=wake,
+                tracing=tracing,
             )
 
             async def run_worker_when_ready() -> None:
@@ -125,6 +135,7 @@ def make_lifespan(
             await engine.dispose()
             await key_engine.dispose()
             await export_engine.dispose()
+            tracing.shutdown()  # exports the spans still buffered
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 

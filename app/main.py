@@ -17,6 +17,7 @@ from app.mcp.http import McpEndpoint
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
+from app.telemetry.tracing import Tracing, make_tracing
 from app.transfer.router import import_body
 from app.ui.router import UI_PATHS, make_ui_router
 
@@ -33,15 +34,16 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, tracing: Tracing | None = None) -> FastAPI:
     settings = settings or Settings()
     metrics = Metrics()
+    tracing = tracing or make_tracing(settings)  # a no-op unless ENGRAM_OTEL=on
     mcp = McpEndpoint(settings)
     app = FastAPI(
         title="Engram",
         version=__version__,
         description=DESCRIPTION,
-        lifespan=mcp.around(make_lifespan(settings, metrics)),
+        lifespan=mcp.around(make_lifespan(settings, metrics, tracing)),
         # Operation ids are the handlers' names (`append_messages`), not FastAPI's path-derived
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
         # clients' calls. Handler names are unique (tests/test_openapi.py).
@@ -65,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(GateMiddleware)
     routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH, *UI_PATHS])
     app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
+    tracing.instrument_app(app)  # outermost: a request's span covers every middleware
     return app
 
 

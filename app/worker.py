@@ -39,6 +39,8 @@ from app.retention.tasks import Rule, apply_retention
 from app.summaries import idle as idle_summaries
 from app.summaries.policy import SummaryPolicy
 from app.summaries.tasks import Summarize
+from app.telemetry.genai import step_attributes
+from app.telemetry.tracing import NoTracing, Tracing
 from app.transfer.tasks import EmbedSummaries
 
 _log = structlog.get_logger("engram.worker")
@@ -61,6 +63,7 @@ class Worker:
         redis: Redis | None,
         metrics: Metrics,
         wake: asyncio.Event | None = None,
+        tracing: Tracing | None = None,
     ) -> None:
         self.settings = settings
         self.engine = engine
@@ -68,7 +71,14 @@ class Worker:
         self.redis = redis
         self.metrics = metrics
         self.wake = wake or asyncio.Event()
-        self.runner = StepRunner(engine=engine, retry=RetryPolicy.from_settings(settings), metrics=metrics)
+        self.tracing = tracing or NoTracing()
+        self.runner = StepRunner(
+            engine=engine,
+            retry=RetryPolicy.from_settings(settings),
+            metrics=metrics,
+            tracing=self.tracing,
+            span_attributes=step_attributes(settings, model=embedder.name, dim=embedder.dim),
+        )
         model = SharedModel(embedder)  # every step's model calls take turns on the one model
         # CPU-heavy text rules run in child processes, each call within the item's budget.
         self.cpu = CpuPool(
@@ -128,9 +138,10 @@ class Worker:
             )
 
     async def run(self, stop: asyncio.Event) -> None:
-        listener = (
-            asyncio.create_task(listen(self.redis, self.wake, stop)) if self.redis is not None else None
-        )
+        listener = None
+        if self.redis is not None:
+            with self.tracing.quiet():  # the wake-up listener's polls are no spans (the task keeps it)
+                listener = asyncio.create_task(listen(self.redis, self.wake, stop))
         self.cpu.start()
         _log.info("worker started", embedder=self.embedder.name, pipeline=PIPELINE)
         lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(PIPELINE)]
@@ -168,7 +179,8 @@ class Worker:
                 if busy:
                     break
             if housekeeping:
-                await sweeps.run_due(self.sweeps)
+                with self.tracing.quiet():  # periodic housekeeping: no trace every few seconds
+                    await sweeps.run_due(self.sweeps)
             if trouble and not busy:
                 await _sleep_or_stop(stop, 1.0)  # retry soon, without spinning on a dead database
             elif not busy:

@@ -13,6 +13,7 @@ from app.db.engine import make_engine
 from app.metrics import Metrics
 from app.redis_client import make_redis
 from app.runtime import start_embedder
+from app.telemetry.tracing import make_tracing
 from app.worker import Worker
 
 _log = structlog.get_logger("engram.worker")
@@ -26,14 +27,19 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     metrics = Metrics()
     engine = make_engine(settings, database_url)
     redis = make_redis(settings.redis_url)
+    tracing = make_tracing(settings)
+    tracing.instrument_engine(engine)
+    tracing.instrument_redis(redis)
     embedder = await start_embedder(settings, engine)
     if settings.worker_metrics_port is not None:
         start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)
     try:
-        await Worker(settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics).run(
-            stop
+        worker = Worker(
+            settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, tracing=tracing
         )
+        await worker.run(stop)
     finally:
+        tracing.shutdown()
         await embedder.aclose()
         if redis is not None:
             await redis.aclose()

@@ -219,6 +219,8 @@ class Message(SQLModel, table=True):
         default=None,
         sa_column=Column(TSVECTOR, Computed(MESSAGE_KEYWORD_SQL, persisted=True)),
     )
+    # The W3C traceparent of the append (tracing on), so the embedding step joins its trace.
+    trace_parent: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class IdempotencyKey(SQLModel, table=True):
@@ -297,6 +299,8 @@ class Job(SQLModel, table=True):
     force_to_seq: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     created_at: datetime = _ts()
     updated_at: datetime = _ts()
+    # The W3C traceparent of the request that made the job due (tracing on): the step joins its trace.
+    trace_parent: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class MessageChange(SQLModel, table=True):

@@ -52,6 +52,11 @@ class Unread:
     changes: Sequence[rederive.Change] = ()  # edited or deleted messages to re-derive
     plan: rederive.Plan | None = None
 
+    @property
+    def trace_parent(self) -> str | None:
+        """The trace of the request that made the job due (app.jobs.runner joins it)."""
+        return self.job.trace_parent  # type: ignore[no-any-return]
+
 
 class Extract:
     """Claim one session with unread messages and run one extraction step on it."""

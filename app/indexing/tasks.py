@@ -66,14 +66,14 @@ _OWNERS = text(
 )
 # Each owner's share, oldest first; then, if shares were left unused, the oldest of the rest.
 _CLAIM_SHARES = text(
-    "SELECT m.message_id, m.name, m.content FROM "
+    "SELECT m.message_id, m.name, m.content, m.trace_parent FROM "
     "unnest(CAST(:tenant_ids AS text[]), CAST(:user_ids AS text[]), CAST(:shares AS int[])) AS o(t, u, q) "
-    "CROSS JOIN LATERAL (SELECT message_id, name, content FROM messages "
+    "CROSS JOIN LATERAL (SELECT message_id, name, content, trace_parent FROM messages "
     f"WHERE tenant_id = o.t AND user_id = o.u AND {_DUE} "
     "ORDER BY embed_after LIMIT o.q FOR UPDATE SKIP LOCKED) m"
 )
 _CLAIM_REST = text(
-    f"SELECT message_id, name, content FROM messages WHERE {_DUE} "
+    f"SELECT message_id, name, content, trace_parent FROM messages WHERE {_DUE} "
     "AND NOT (message_id = ANY(CAST(:taken AS uuid[]))) "
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
@@ -98,6 +98,7 @@ _FAIL = text(
 class Pending:
     message_id: uuid.UUID
     content: str
+    trace_parent: str | None = None  # the append's trace (tracing on): the step joins it
 
 
 class EmbedMessages:
@@ -144,7 +145,9 @@ class EmbedMessages:
                 (await conn.execute(_CLAIM_REST, {"taken": taken, "n": self.limit - len(rows)})).all()
             )
         # What is embedded is the text a reader sees (speaker and content), not the content alone.
-        return [Pending(r.message_id, message_text(name=r.name, content=r.content)) for r in rows]
+        return [
+            Pending(r.message_id, message_text(name=r.name, content=r.content), r.trace_parent) for r in rows
+        ]
 
     async def call(self, items: Sequence[Pending]) -> list[str]:
         return [vector_literal(v) for v in await self.embedder.embed([i.content for i in items])]

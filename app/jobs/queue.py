@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy, next_try
 from app.jobs.schemas import JobState
+from app.telemetry.context import current_traceparent
 
 _log = structlog.get_logger("engram.jobs")
 POLL_SECONDS = 0.05
@@ -30,7 +31,7 @@ _COLS = "status, attempts, error, run_after, force_to_seq"
 # with it, and a job whose session is being deleted right now is skipped. Appends are not held up:
 # KEY SHARE does not conflict with their UPDATE of the session row.
 _CLAIM = (
-    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, "
+    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, j.trace_parent, "
     "s.user_id, s.last_seq, s.summarized_seq, s.extracted_seq "
     "FROM jobs j JOIN sessions s USING (tenant_id, session_id) "
     "JOIN users u ON u.tenant_id = s.tenant_id AND u.user_id = s.user_id "
@@ -114,14 +115,16 @@ async def force(
         (
             await conn.execute(
                 text(
-                    "INSERT INTO jobs (tenant_id, kind, session_id, force_to_seq) "
-                    "VALUES (:t, :k, :s, :to) "
+                    "INSERT INTO jobs (tenant_id, kind, session_id, force_to_seq, trace_parent) "
+                    "VALUES (:t, :k, :s, :to, :tp) "
                     "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET "
                     "  force_to_seq = greatest(jobs.force_to_seq, excluded.force_to_seq), "
+                    # The forcing request is the cause now (traced: its trace shows the run).
+                    "  trace_parent = coalesce(excluded.trace_parent, jobs.trace_parent), "
                     "  status = 'pending', attempts = 0, error = NULL, run_after = now(), updated_at = now() "
                     f"RETURNING {_COLS}"
                 ),
-                {"t": tenant_id, "s": session_id, "k": kind, "to": to_seq},
+                {"t": tenant_id, "s": session_id, "k": kind, "to": to_seq, "tp": current_traceparent()},
             )
         )
         .mappings()

@@ -10,8 +10,9 @@ claim overlaps the model call of the one before but the model never runs two cal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
 import structlog
@@ -24,6 +25,7 @@ from app.jobs.cpu import CpuUnavailable
 from app.jobs.retry import RetryPolicy
 from app.jobs.step import Step, StepResult
 from app.metrics import Metrics
+from app.telemetry.tracing import Attributes, NoTracing, Tracing
 
 _log = structlog.get_logger("engram.jobs")
 ItemT = TypeVar("ItemT")
@@ -61,25 +63,51 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
 
 
+def cause(item: object) -> str | None:
+    """The W3C traceparent an item was written under (`trace_parent`, stored with the work), if any."""
+    found = getattr(item, "trace_parent", None)
+    return found if isinstance(found, str) else None
+
+
 class StepRunner:
-    def __init__(self, *, engine: AsyncEngine, retry: RetryPolicy, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        engine: AsyncEngine,
+        retry: RetryPolicy,
+        metrics: Metrics | None = None,
+        tracing: Tracing | None = None,
+        span_attributes: Mapping[str, Attributes] | None = None,
+    ) -> None:
         self.engine = engine
         self.retry = retry
         self.metrics = metrics
+        self.tracing = tracing or NoTracing()
+        self.span_attributes = span_attributes or {}
 
     async def run(self, step: Step[ItemT, OutT]) -> StepResult:
         """Claim, call and store one batch of `step`; `claimed == 0` means nothing is due now.
         Raises only when the database does (the worker's loop retries soon)."""
         started = time.perf_counter()
-        async with self.engine.begin() as conn:
-            items = list(await step.claim(conn))
-            if not items:
-                return StepResult(step.kind)
-            done, failures = await self._call(step, items)
-            if done:
-                await step.store(conn, done)
-            for error, failed in failures.items():
-                await step.fail(conn, failed, error, self.retry)
+        with contextlib.ExitStack() as spans:
+            async with self.engine.begin() as conn:
+                with self.tracing.quiet():  # the claims of an idle worker are no spans
+                    items = list(await step.claim(conn))
+                if not items:
+                    return StepResult(step.kind)
+                # The span (in the trace of the items' cause) covers call, store and commit.
+                attributes = self.span_attributes.get(step.kind, {})
+                causes = [cause(i) for i in items]
+                span = spans.enter_context(self.tracing.step(step.kind, causes, attributes))
+                span.set("engram.items", len(items))
+                done, failures = await self._call(step, items)
+                if done:
+                    await step.store(conn, done)
+                for error, failed in failures.items():
+                    await step.fail(conn, failed, error, self.retry)
+                span.set("engram.items.failed", sum(len(f) for f in failures.values()))
+                if failures:
+                    span.error(next(iter(failures)))
         result = StepResult(
             step.kind,
             claimed=len(items),

@@ -23,6 +23,7 @@ from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.sessions.service import require_session
 from app.summaries.policy import SummaryPolicy, due_sql
+from app.telemetry.context import current_traceparent
 
 _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
 
@@ -40,18 +41,18 @@ _APPEND = text(
         RETURNING user_id, last_seq - :n AS base, last_seq, cache_gen, summarized_seq,
                   unsummarized_tokens, (extract(epoch FROM created_at) * 1000000)::bigint AS epoch
     ), j AS (
-        INSERT INTO jobs (tenant_id, kind, session_id)
-        SELECT :t, 'summarize', :sid FROM s WHERE {due_sql("s")}
+        INSERT INTO jobs (tenant_id, kind, session_id, trace_parent)
+        SELECT :t, 'summarize', :sid, :tp FROM s WHERE {due_sql("s")}
         ON CONFLICT DO NOTHING
     ), x AS (
-        INSERT INTO jobs (tenant_id, kind, session_id)
-        SELECT :t, 'extract', :sid FROM s WHERE CAST(:extract AS boolean)
+        INSERT INTO jobs (tenant_id, kind, session_id, trace_parent)
+        SELECT :t, 'extract', :sid, :tp FROM s WHERE CAST(:extract AS boolean)
         ON CONFLICT DO NOTHING
     )
     INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, name, content,
-                          metadata, token_count, created_at, updated_at)
+                          metadata, token_count, created_at, updated_at, trace_parent)
     SELECT m.id, :t, :sid, s.user_id, s.base + m.ord, m.role, m.name, m.content,
-           CAST(m.meta AS jsonb), m.tok, coalesce(m.at, now()), now()
+           CAST(m.meta AS jsonb), m.tok, coalesce(m.at, now()), now(), CAST(:tp AS text)
     FROM s, unnest(CAST(:ids AS uuid[]), CAST(:roles AS text[]), CAST(:names AS text[]),
                    CAST(:contents AS text[]), CAST(:metas AS text[]), CAST(:toks AS int[]),
                    CAST(:ats AS timestamptz[]))
@@ -119,6 +120,7 @@ async def append_messages(
                     "ats": [m.created_at for m in msgs],
                     **policy.sql_params(),
                     "extract": extract_facts and any(m.role.value == "user" for m in msgs),
+                    "tp": current_traceparent(),  # None unless tracing is on
                 },
             )
         )

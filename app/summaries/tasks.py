@@ -39,6 +39,11 @@ class Due:
     turns: Sequence[Turn]  # empty when every message in the range was deleted
     previous: str | None
 
+    @property
+    def trace_parent(self) -> str | None:
+        """The trace of the request that made the job due (app.jobs.runner joins it)."""
+        return self.job.trace_parent  # type: ignore[no-any-return]
+
 
 @dataclass(frozen=True)
 class Summary:

@@ -1,0 +1,167 @@
+"""OpenTelemetry (ENGRAM_OTEL=on, the `otel` extra): HTTP, SQL and Redis spans, a span per worker
+step, and the trace context stored with the derived work, so an append and the embedding, summary
+and facts it causes are one trace. Spans are read from the SDK's InMemorySpanExporter. Off (the
+default), Engram imports no OpenTelemetry SDK or instrumentation, and stores no trace context."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+from app.db.embedded import EmbeddedPostgres
+from app.main import create_app
+from app.telemetry.otel import OtelTracing
+from tests.conftest import STARTUP, client_for, make_settings
+from tests.dbutil import create_database, engine_for, fetch, until
+
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+CLIENT_PARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
+
+
+@pytest.fixture(scope="module")
+async def traced(pg: EmbeddedPostgres) -> AsyncIterator[tuple[FastAPI, InMemorySpanExporter, str]]:
+    """An app of its own (its own database: no other test's worker takes its work), tracing on."""
+    url = await create_database(pg)
+    settings = make_settings(url, auth="off", otel="on", summary_trigger_messages=2, summary_keep_recent=0)
+    exporter = InMemorySpanExporter()
+    app = create_app(settings, tracing=OtelTracing.for_tests(settings, exporter))
+    async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
+        yield manager.app, exporter, url  # type: ignore[misc]
+
+
+def in_trace(exporter: InMemorySpanExporter, trace_id: str) -> list[ReadableSpan]:
+    return [
+        s for s in exporter.get_finished_spans() if s.context and f"{s.context.trace_id:032x}" == trace_id
+    ]
+
+
+def named(spans: list[ReadableSpan], name: str) -> list[ReadableSpan]:
+    return [s for s in spans if s.name == name]
+
+
+async def test_an_append_and_the_work_it_causes_are_one_trace(
+    traced: tuple[FastAPI, InMemorySpanExporter, str],
+) -> None:
+    app, exporter, url = traced
+    async with client_for(app) as api:
+        r = await api.post("/v1/sessions", json={"session_id": "trip", "user_id": "ada"})
+        assert r.status_code == 201, r.text
+        r = await api.post(
+            "/v1/sessions/trip/messages",
+            headers={"traceparent": CLIENT_PARENT},  # the agent's own trace goes on in Engram
+            json={
+                "messages": [
+                    {"role": "user", "content": "I moved to Lisbon last week."},
+                    {"role": "assistant", "content": "Congratulations on the move!"},
+                ]
+            },
+        )
+        assert r.status_code == 201, r.text
+
+    async def caused() -> dict[str, ReadableSpan] | None:
+        spans = in_trace(exporter, TRACE_ID)
+        steps = {s.name: s for s in spans if s.name.startswith("worker ")}
+        wanted = ("worker embed", "worker summarize", "worker extract")
+        return steps if all(w in steps for w in wanted) else None
+
+    steps = await until(caused, within=120)
+    spans = in_trace(exporter, TRACE_ID)
+    (server,) = [s for s in spans if s.kind is SpanKind.SERVER]
+    assert server.name == "POST /v1/sessions/{session_id}/messages"
+    assert server.parent is not None and f"{server.parent.span_id:016x}" == "00f067aa0ba902b7"
+    # The append's SQL and its Redis cache write are spans of the request.
+    sql = [s for s in spans if (s.attributes or {}).get("db.system") == "postgresql"]
+    assert any(s.parent is not None and s.parent.span_id == server.context.span_id for s in sql)
+    assert any((s.attributes or {}).get("db.system") == "redis" for s in spans)
+    # Each step is a child of the request span whose rows it took (the stored traceparent).
+    for step in steps.values():
+        assert step.kind is SpanKind.CONSUMER
+        assert step.parent is not None and step.parent.span_id == server.context.span_id
+        assert (step.attributes or {}).get("engram.items", 0) >= 1
+        # The step's own SQL (store, commit) is in the trace, under the step.
+        assert any(s.parent is not None and s.parent.span_id == step.context.span_id for s in spans)
+    embed = steps["worker embed"].attributes or {}
+    assert embed["gen_ai.operation.name"] == "embeddings"
+    assert embed["gen_ai.embeddings.dimension.count"] == 384
+    assert embed["engram.step"] == "embed"
+    # The trace context was stored with the work; the facts the extraction step wrote are there.
+    db = engine_for(url)
+    try:
+        rows = await fetch(db, "SELECT DISTINCT trace_parent FROM messages WHERE session_id = 'trip'")
+        assert [r[0].split("-")[1] for r in rows] == [TRACE_ID]
+        facts = await fetch(db, "SELECT content FROM facts WHERE user_id = 'ada'")
+        assert facts, "the extraction step wrote no fact"
+    finally:
+        await db.dispose()
+
+
+async def test_idle_polls_make_no_spans_and_a_batch_of_many_causes_links_them(
+    traced: tuple[FastAPI, InMemorySpanExporter, str],
+) -> None:
+    app, exporter, _ = traced
+    exporter.clear()
+    async with client_for(app) as api:
+        assert (await api.get("/healthz")).status_code == 200  # excluded: probes are not traced
+    # The worker polls every 0.25 s: a second of idling is several empty claims, none traced.
+    await asyncio.sleep(1.0)
+    assert exporter.get_finished_spans() == ()
+
+    # Two appends, embedded in one step: the step has a trace of its own, linked to both.
+    tracing = OtelTracing.for_tests(make_settings("postgresql://x/y", otel="on"), exporter)
+    parents = [f"00-{i:032x}-{i:016x}-01" for i in (1, 2)]
+    with tracing.step("embed", [*parents, parents[0], None], {"gen_ai.operation.name": "embeddings"}):
+        pass
+    (span,) = named(list(exporter.get_finished_spans()), "worker embed")
+    assert span.parent is None
+    assert sorted(link.context.trace_id for link in span.links) == [1, 2]
+    tracing.shutdown()
+
+
+async def test_off_by_default_stores_no_trace_context(api: httpx.AsyncClient, database_url: str) -> None:
+    r = await api.post("/v1/sessions", json={"user_id": "bo"})
+    sid = r.json()["session_id"]
+    r = await api.post(
+        f"/v1/sessions/{sid}/messages",
+        headers={"traceparent": CLIENT_PARENT},
+        json={"messages": [{"role": "user", "content": "hello"}]},
+    )
+    assert r.status_code == 201
+    db = engine_for(database_url)
+    try:
+        rows = await fetch(db, "SELECT trace_parent FROM messages WHERE session_id = :s", s=sid)
+        assert [r[0] for r in rows] == [None]
+    finally:
+        await db.dispose()
+
+
+def test_off_imports_no_tracing_sdk_or_instrumentation() -> None:
+    """The API and the worker with tracing off: Engram imports nothing of the extra (no tracer
+    provider, exporter or instrumentation). Two dependencies import OpenTelemetry on their own
+    whether Engram traces or not: the MCP SDK the API, and redis-py (8.x) the SDK's metrics when
+    it is installed, for its own opt-in metrics."""
+    code = (
+        "import json, sys\n"
+        "from app.config import Settings\n"
+        "from app.main import create_app\n"
+        "import app.worker, app.worker_main\n"
+        "create_app(Settings())\n"
+        "names = [m for m in sys.modules if m.startswith(('opentelemetry', 'app.telemetry'))]\n"
+        "print(json.dumps(sorted(names)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded: list[Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "app.telemetry.otel" not in loaded
+    extra = ("opentelemetry.sdk.trace", "opentelemetry.instrumentation", "opentelemetry.exporter")
+    assert not [m for m in loaded if m.startswith(extra)]
