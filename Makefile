@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test lint openapi clients bench-append bench-hostile clean
+.PHONY: serve test test-fast lint openapi clients bench-append bench-hostile clean
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
@@ -37,6 +37,10 @@ test: $(STAMP)           ## install, then lint, type-check and run every test
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+test-fast: $(STAMP)      ## the quick loop: tests/unit and tests/api without the `slow` ones (no lint)
+	scripts/ensure-redis
+	$(BIN)/pytest tests/unit tests/api -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

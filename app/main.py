@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
         lifespan=mcp.around(make_lifespan(settings, metrics, tracing)),
         # Operation ids are the handlers' names (`append_messages`), not FastAPI's path-derived
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
-        # clients' calls. Handler names are unique (tests/test_openapi.py).
+        # clients' calls. Handler names are unique (tests/unit/test_openapi.py).
         generate_unique_id_function=_operation_id,
     )
     install_error_handlers(app)

@@ -1,5 +1,6 @@
 """One live `engram serve` for every adapter's test: auth on, an embedded PostgreSQL of its own in
-a temporary directory, its embedded worker, the tests' Redis. Each test takes keys of new tenants."""
+a temporary directory, its embedded worker, the tests' Redis. Each test takes keys of new tenants.
+Every test here is `slow`, as in tests/system (left out of `make test-fast`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ADMIN_TOKEN, REDIS_URL
-from tests.procs import MODEL_CACHE, Server
+from tests.support.app import ADMIN_TOKEN, REDIS_URL
+from tests.support.procs import MODEL_CACHE, Server
 
 
 @dataclass
@@ -45,3 +46,10 @@ def engram_live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
         yield Live(server.url)
     finally:
         assert server.stop() == 0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.slow)

@@ -145,7 +145,7 @@ def _quiet_exporter() -> Iterator[None]:
     - UserWarning "Exporting aten::index ... If indices include negative values, the exported
       graph will produce incorrect results" (the indices are token positions, never negative).
 
-    tests/test_embedders.py checks the exported model's vectors against sentence-transformers'.
+    tests/api/test_embedders.py checks the exported model's vectors against sentence-transformers'.
     """
     from transformers.utils import logging as hf_logging
 

@@ -22,7 +22,7 @@ With tiktoken's encodings no pre-token crosses such a boundary (a run of whitesp
 newline is its own pre-token, and the next block starts with a non-space), so the tokens of the
 whole are the sum of the tokens of the blocks: each block is counted once (a message's line is
 counted when it enters the cache) and the total is exact without encoding the whole context on
-every request. tests/test_memory.py checks the sum against a full count.
+every request. tests/api/test_memory.py checks the sum against a full count.
 """
 
 from __future__ import annotations

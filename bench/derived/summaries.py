@@ -10,7 +10,7 @@ with the default settings, the worker's max_tokens): the turns as Engram stores 
 role `user`, speaker_b `assistant`, `name` = the speaker, `created_at` = the session's date, like
 bench/locomo/ingest.py), no previous summary. The summariser is called in process, not through a
 live Engram: its input is what the worker's step reads, and the step itself is tested in
-tests/test_summaries.py.
+tests/api/test_summaries.py.
 
 Matching rule: the gold `session_summary` is split into sentences (its atomic statements); a
 statement is covered when some sentence of the produced summary, prefixed with its speaker

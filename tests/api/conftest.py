@@ -1,0 +1,58 @@
+"""The app in-process over ASGI against the suite's PostgreSQL and Redis: one shared app (`app`,
+worker on), clients of fresh tenants (`api`, `other_api`), the admin (`admin`), and an engine on
+the shared database (`db`) for what a test reads or writes behind the API."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.ai.local_embedder import LocalEmbedder
+from app.main import create_app
+from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_settings, new_tenant_client
+from tests.support.db import engine_for
+
+
+@pytest.fixture(scope="session", autouse=True)
+def local_model(embedder: LocalEmbedder) -> None:
+    """The model exported (first run) before any app starts, so no app start exports it."""
+
+
+@pytest.fixture(scope="session")
+async def app(database_url: str) -> AsyncIterator[FastAPI]:
+    application = create_app(make_settings(database_url))
+    async with LifespanManager(application, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
+        yield manager.app  # type: ignore[misc]
+
+
+@pytest.fixture
+async def admin(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with client_for(app, {"Authorization": f"Bearer {ADMIN_TOKEN}"}) as c:
+        yield c
+
+
+@pytest.fixture
+async def api(app: FastAPI, admin: httpx.AsyncClient) -> AsyncIterator[httpx.AsyncClient]:
+    """A client authenticated as a fresh tenant."""
+    async with await new_tenant_client(app, admin) as c:
+        yield c
+
+
+@pytest.fixture
+async def other_api(app: FastAPI, admin: httpx.AsyncClient) -> AsyncIterator[httpx.AsyncClient]:
+    """A second, unrelated tenant."""
+    async with await new_tenant_client(app, admin) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+async def db(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """An engine on the shared database, for reads and writes behind the API."""
+    engine = engine_for(database_url)
+    yield engine
+    await engine.dispose()

@@ -1,0 +1,112 @@
+"""Embedders: the local model's runtimes agree; the OpenAI-compatible client against a real
+HTTP server speaking the wire format (good, rate-limited, failing, slow, malformed answers)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.ai.embedder import EmbedderMismatch, EmbedderUnavailable
+from app.ai.local_embedder import LocalEmbedder
+from app.ai.openai_embedder import OpenAIEmbedder
+from app.config import Settings
+from app.db.embedded import EmbeddedPostgres
+from app.runtime import start_embedder
+from tests.support.db import create_database, engine_for
+from tests.support.openai_stub import Script, fake_vector, serve
+
+TEXTS = [
+    "I moved to Lisbon last week.",
+    "My sister Ana is a nurse.",
+    "Remind me to buy oat milk.",
+    "The quarterly report is due on the 3rd of December, please don't forget to send it.",
+    "ok",
+]
+
+
+@pytest.mark.slow
+async def test_local_runtimes_agree_with_the_reference() -> None:
+    reference = await LocalEmbedder(Settings(local_embedder_backend="torch")).embed(TEXTS)
+    # int8 activations are quantised per batch, so a short text padded beside a long one moves a
+    # little; the recall benchmark shows what that costs in retrieval.
+    for backend, floor in (("onnx", 0.9999), ("onnx-int8-mixed", 0.95), ("onnx-int8", 0.95)):
+        vectors = await LocalEmbedder(Settings(local_embedder_backend=backend)).embed(TEXTS)
+        assert vectors.shape == (len(TEXTS), 384)
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-4)
+        assert np.min(np.sum(vectors * reference, axis=1)) > floor, backend
+
+
+async def test_local_embedder_handles_any_input() -> None:
+    local = LocalEmbedder(Settings())
+    out = await local.embed(["", " ", "日本語のテキスト", "emoji 🎉" * 500, "x" * 100_000])
+    assert out.shape == (5, 384) and np.isfinite(out).all()
+    assert (await local.embed([])).shape == (0, 384)
+
+
+def _openai(base_url: str, **extra: object) -> OpenAIEmbedder:
+    settings = Settings(
+        embedder="openai",
+        openai_base_url=base_url,
+        openai_api_key="sk-test",
+        openai_embedding_batch=2,
+        openai_max_attempts=3,
+        openai_timeout_seconds=2,
+        **extra,  # type: ignore[arg-type]
+    )
+    return OpenAIEmbedder(settings)
+
+
+async def test_openai_embedder_batches_orders_and_normalises() -> None:
+    script = Script()
+    with serve(script) as url:
+        embedder = _openai(url, openai_send_dimensions=True)
+        out = await embedder.embed(TEXTS)
+        await embedder.aclose()
+    assert out.shape == (5, 384)
+    expected = np.array([fake_vector(t, 384) for t in TEXTS], dtype=np.float32)
+    assert np.allclose(out, expected, atol=1e-5)  # indices honoured although answered reversed
+    assert [len(r["body"]["input"]) for r in script.requests] == [2, 2, 1]
+    assert all(r["auth"] == "Bearer sk-test" for r in script.requests)
+    assert all(r["body"]["dimensions"] == 384 for r in script.requests)
+
+
+async def test_openai_embedder_retries_rate_limits_with_backoff() -> None:
+    script = Script(fail_with=429, failures=2)
+    with serve(script) as url:
+        embedder = _openai(url)
+        out = await embedder.embed(TEXTS[:2])
+        await embedder.aclose()
+    assert out.shape == (2, 384)
+    assert len(script.requests) == 3
+
+
+@pytest.mark.parametrize("script", [Script(fail_with=500, failures=99), Script(stall_seconds=3)])
+async def test_openai_embedder_gives_up_as_unavailable(script: Script) -> None:
+    with serve(script) as url:
+        embedder = _openai(url)
+        with pytest.raises(EmbedderUnavailable):
+            await embedder.embed(TEXTS[:1])
+        await embedder.aclose()
+    assert len(script.requests) == 3  # openai_max_attempts
+
+
+async def test_openai_embedder_rejects_malformed_and_wrong_dimensions() -> None:
+    for script in (Script(malformed=True), Script(dim=8)):
+        with serve(script) as url:
+            embedder = _openai(url)
+            with pytest.raises(Exception) as info:
+                await embedder.embed(TEXTS[:1])
+            await embedder.aclose()
+        assert not isinstance(info.value, EmbedderUnavailable)
+
+
+async def test_a_dimension_mismatch_stops_the_start(pg: EmbeddedPostgres) -> None:
+    url = await create_database(pg)  # installed with vector(384)
+    engine = engine_for(url)
+    try:
+        with pytest.raises(EmbedderMismatch, match="vector\\(384\\)"):
+            await start_embedder(
+                Settings(embedder="openai", embedding_dim=1536, openai_base_url="http://x"), engine
+            )
+    finally:
+        await engine.dispose()

@@ -1,0 +1,446 @@
+"""The worker: derived work recorded with the write, never lost, never done twice."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import socket
+import time
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+
+import httpx
+import numpy as np
+import orjson
+import pytest
+from asgi_lifespan import LifespanManager
+from sqlalchemy import text
+
+from app.ai.embedder import Embedder, EmbedderUnavailable, Vectors
+from app.ai.local_embedder import LocalEmbedder
+from app.ai.openai_embedder import OpenAIEmbedder
+from app.config import Settings
+from app.db.embedded import EmbeddedPostgres
+from app.indexing.tasks import EmbedMessages
+from app.jobs.retry import RetryPolicy
+from app.jobs.runner import StepRunner
+from app.main import create_app
+from app.metrics import Metrics
+from app.worker import Worker
+from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.db import create_database, engine_for, fetch, wait_until
+from tests.support.procs import start_worker
+from tests.support.redis_server import RedisServer
+
+WORDS = [
+    "coffee",
+    "lisbon",
+    "marathon",
+    "sister",
+    "dentist",
+    "guitar",
+    "python",
+    "garden",
+    "invoice",
+    "birthday",
+    "train",
+    "museum",
+    "recipe",
+    "mortgage",
+    "violin",
+    "hiking",
+    "kitten",
+    "airport",
+    "novel",
+    "tennis",
+]
+
+
+def _texts(n: int, seed: int = 0) -> list[str]:
+    rng = np.random.default_rng(seed)
+    return [f"message {i}: " + " ".join(rng.choice(WORDS, size=int(rng.integers(5, 40)))) for i in range(n)]
+
+
+async def _seed(url: str, n: int, *, session: str = "s1", seed: int = 0) -> list[str]:
+    """Append n messages through the API of an app that runs no worker."""
+    app = create_app(make_settings(url, auth="off", run_worker=False, redis_url=None))
+    texts = _texts(n, seed)
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        r = await c.post("/v1/sessions", json={"user_id": "u1", "session_id": session})
+        assert r.status_code in (201, 409), r.text
+        for start in range(0, n, 500):
+            batch = [{"role": "user", "content": t} for t in texts[start : start + 500]]
+            r = await c.post(f"/v1/sessions/{session}/messages", json={"messages": batch})
+            assert r.status_code == 201, r.text
+    return texts
+
+
+async def _assert_each_embedded_once(url: str, texts: list[str]) -> None:
+    engine = engine_for(url)
+    rows = await fetch(
+        engine,
+        "SELECT content, embed_status, embed_attempts, CAST(embedding AS text) FROM messages ORDER BY seq",
+    )
+    await engine.dispose()
+    assert [r[0] for r in rows] == texts
+    assert {r[1] for r in rows} == {"done"}
+    assert {r[2] for r in rows} == {1}, "a message was embedded more than once (or retried)"
+    # Row by row, the stored vector is the model's vector for that row's content: nearest to its
+    # own text, and equal to it (int8 inference varies a little with the batch a text shares).
+    local = LocalEmbedder(Settings())
+    expected = await local.embed(texts)
+    stored = np.array([np.fromstring(r[3].strip("[]"), sep=",") for r in rows], dtype=np.float32)
+    sims = stored @ expected.T
+    assert (np.argmax(sims, axis=1) == np.arange(len(texts))).all()
+    floor = 0.95 if local.backend.startswith("onnx-int8") else 0.9999
+    assert np.min(np.diag(sims)) > floor
+
+
+@pytest.fixture
+async def own_db(pg: EmbeddedPostgres) -> str:
+    return await create_database(pg)
+
+
+async def test_a_message_becomes_searchable_with_no_call_but_the_post(api: httpx.AsyncClient) -> None:
+    await api.post("/v1/sessions", json={"user_id": "u", "session_id": "s"})
+    r = await api.post(
+        "/v1/sessions/s/messages",
+        json={"messages": [{"role": "user", "content": "My violin lesson moved to Thursdays."}]},
+    )
+    assert r.status_code == 201
+    r = await api.post(
+        "/v1/search",
+        json={"query": "when is the music class", "mode": "semantic", "wait_for_indexing_ms": 10000},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["indexing"] == {"pending": 0, "complete": True}
+    assert body["results"][0]["content"] == "My violin lesson moved to Thursdays."
+
+
+@pytest.mark.slow
+async def test_sigkill_mid_batch_loses_nothing_and_embeds_each_message_once(own_db: str) -> None:
+    texts = await _seed(own_db, 3000)
+    first = start_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="256")
+    try:
+        await wait_until("SELECT count(*) FILTER (WHERE embed_status = 'done') > 300 FROM messages", own_db)
+        first.send_signal(signal.SIGKILL)  # mid-batch: a claimed batch is in the model right now
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    engine = engine_for(own_db)
+    done = (await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'done'"))[0][0]
+    await engine.dispose()
+    assert 0 < done < len(texts), "the kill should land mid-way"
+    second = start_worker(own_db)
+    try:
+        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(timeout=30) == 0
+    await _assert_each_embedded_once(own_db, texts)
+
+
+@pytest.mark.slow
+async def test_two_workers_never_process_the_same_item(own_db: str) -> None:
+    texts = await _seed(own_db, 2000, seed=1)
+    workers = [start_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="64") for _ in range(2)]
+    try:
+        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
+    finally:
+        for w in workers:
+            w.send_signal(signal.SIGTERM)
+        assert [w.wait(timeout=30) for w in workers] == [0, 0]
+    await _assert_each_embedded_once(own_db, texts)
+
+
+class _Scripted:
+    """The real model behind a script of failures."""
+
+    def __init__(self, real: Embedder, *, outages: int = 0, poison: str | None = None) -> None:
+        self.real = real
+        self.name, self.dim = "scripted", real.dim
+        self.outages = outages
+        self.poison = poison
+        self.calls = 0
+
+    async def start(self) -> None:
+        await self.real.start()
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        if self.outages > 0:
+            self.outages -= 1
+            raise EmbedderUnavailable("503 from the model server")
+        if self.poison and any(self.poison in t for t in texts):
+            raise ValueError("the model rejects this input")
+        return await self.real.embed(texts)
+
+    async def aclose(self) -> None:
+        pass
+
+
+POLICY = RetryPolicy(max_attempts=3, backoff_seconds=0.05, backoff_max_seconds=0.2)
+
+
+async def _drain(url: str, embedder: Embedder, *, batch: int = 64, seconds: float = 20) -> None:
+    engine = engine_for(url)
+    runner, step = StepRunner(engine=engine, retry=POLICY), EmbedMessages(embedder=embedder, batch_size=batch)
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            await runner.run(step)
+            left = await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'pending'")
+            if left[0][0] == 0:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("queue did not drain")
+    finally:
+        await engine.dispose()
+
+
+async def test_an_outage_is_retried_with_backoff_then_done(own_db: str, embedder: LocalEmbedder) -> None:
+    texts = await _seed(own_db, 10, seed=2)
+    flaky = _Scripted(embedder, outages=2)
+    await _drain(own_db, flaky)
+    engine = engine_for(own_db)
+    rows = await fetch(engine, "SELECT embed_status, embed_attempts, embed_error FROM messages")
+    await engine.dispose()
+    assert len(rows) == len(texts)
+    assert {(r[0], r[1], r[2]) for r in rows} == {("done", 3, None)}
+    assert flaky.calls == 3
+
+
+async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(
+    own_db: str, embedder: LocalEmbedder
+) -> None:
+    await _seed(own_db, 20, seed=3)
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        from sqlalchemy import text
+
+        await conn.execute(text("UPDATE messages SET content = 'POISON pill' WHERE seq = 7"))
+    await engine.dispose()
+    await _drain(own_db, _Scripted(embedder, poison="POISON"))
+
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        status = (await c.get("/v1/indexing", params={"session_id": "s1"})).json()
+        assert status["failed"] == 1 and status["pending"] == 0
+        assert status["indexed_seq"] == 6 and status["last_seq"] == 20
+        failed = (await c.get("/v1/indexing/failed")).json()["items"]
+        assert [(f["seq"], f["attempts"]) for f in failed] == [(7, POLICY.max_attempts)]
+        assert "rejects this input" in failed[0]["error"]
+        r = await c.post("/v1/indexing/retry", json={"session_id": "s1"})
+        assert r.json() == {"retried": 1}
+        assert (await c.get("/v1/indexing", params={"session_id": "s1"})).json()["pending"] == 1
+    await _drain(own_db, embedder)
+    engine = engine_for(own_db)
+    rows = await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'done'")
+    await engine.dispose()
+    assert rows[0][0] == 20
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.mark.slow
+async def test_workers_keep_going_when_redis_stops(own_db: str, own_redis: RedisServer) -> None:
+    worker = start_worker(own_db, ENGRAM_REDIS_URL=own_redis.url)
+    try:
+        await _seed(own_db, 50, seed=4)
+        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db, within=60)
+        own_redis.kill()
+        await _seed(own_db, 50, seed=5, session="s2")
+        await wait_until(
+            "SELECT count(*) = 100 AND bool_and(embed_status = 'done') FROM messages", own_db, within=60
+        )
+        assert worker.poll() is None, "the worker died with Redis"
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0
+
+
+async def test_expired_idempotency_keys_are_swept(own_db: str) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import text
+
+    from app.messages.tasks import sweep_idempotency_keys
+
+    await _seed(own_db, 1, seed=6)
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO idempotency_keys (tenant_id, session_id, key, request_hash, created_at) "
+                "SELECT 'default', 's1', 'k' || g, 'h', now() - make_interval(hours => g) "
+                "FROM generate_series(0, 47) g"
+            )
+        )
+    assert await sweep_idempotency_keys(engine, ttl=timedelta(hours=24)) == 24  # hours 24..47
+    left = await fetch(engine, "SELECT count(*) FROM idempotency_keys")
+    await engine.dispose()
+    assert left[0][0] == 24
+
+
+def _dead_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed on exit: nothing listens there
+
+
+async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
+    """The embedder is down and a fact lacks a vector: every step records its failure, and every
+    sweep (evictions, retention, fact expiry, gauges, idempotency keys) still runs."""
+    await _seed(own_db, 6, seed=7)
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        for content in ("Hums a lot.", "Liked disco once."):
+            r = await c.post("/v1/users/u1/facts", json={"content": content, "importance": 0.1})
+            assert r.status_code == 201, r.text
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        await conn.execute(text("UPDATE sessions SET summarized_seq = last_seq"))  # retention may cut
+        await conn.execute(
+            text(
+                "UPDATE facts SET actor = 'system', valid_from = now() - interval '400 days', "
+                "last_mentioned_at = now() - interval '365 days' WHERE content = 'Liked disco once.'"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO idempotency_keys (tenant_id, session_id, key, request_hash, created_at) "
+                "VALUES ('default', 's1', 'old', 'h', now() - interval '2 days')"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO cache_evictions (tenant_id, session_id, created_at) "
+                "VALUES ('default', 'gone', now() - interval '1 minute')"
+            )
+        )
+    settings = make_settings(
+        own_db,
+        redis_url=None,
+        embedder="openai",
+        openai_base_url=f"http://127.0.0.1:{_dead_port()}/v1",
+        openai_max_attempts=1,
+        retention_max_messages=2,
+        fact_expire_below=0.15,
+        worker_backoff_seconds=0.05,
+        worker_backoff_max_seconds=0.1,
+    )
+    metrics = Metrics()
+    worker = Worker(
+        settings=settings, engine=engine, embedder=OpenAIEmbedder(settings), redis=None, metrics=metrics
+    )
+    for sweep in worker.sweeps:
+        sweep.every, sweep.due_at = 0.2, 0.0
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        for _ in range(300):  # 30 s at most
+            if min(s.runs for s in worker.sweeps) >= 2:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 30)
+    assert {s.name: s.runs >= 2 for s in worker.sweeps} == {
+        "evictions": True,
+        "retention": True,
+        "expire_facts": True,
+        "gauges": True,
+        "idempotency_keys": True,
+        "idle_summaries": True,
+    }
+    unembedded = await fetch(
+        engine, "SELECT embed_attempts > 0, embed_error FROM facts WHERE content = 'Hums a lot.'"
+    )
+    messages = await fetch(
+        engine, "SELECT count(*), bool_and(embed_error LIKE 'EmbedderUnavailable%') FROM messages"
+    )
+    effects = await fetch(
+        engine,
+        "SELECT (SELECT count(*) FROM idempotency_keys), (SELECT count(*) FROM cache_evictions), "
+        "(SELECT count(*) FROM facts WHERE invalid_at IS NOT NULL)",
+    )
+    await engine.dispose()
+    assert unembedded[0][0] and unembedded[0][1].startswith("EmbedderUnavailable"), unembedded
+    assert messages[0] == (2, True), "retention keeps the newest two, which wait for the embedder"
+    assert effects[0] == (0, 0, 1)
+    for kind in ("embed", "embed_facts"):  # two messages, two facts: waiting, or failed for good
+        waiting = (
+            metrics.worker_backlog.labels(kind)._value.get() + metrics.worker_failed.labels(kind)._value.get()
+        )
+        assert waiting == 2, kind
+
+
+async def test_lag_right_after_an_import_is_the_wait_not_the_messages_age(own_db: str) -> None:
+    records = [
+        {"type": "engram.export", "version": 1, "exported_at": "2025-06-02T10:00:00Z", "user_id": "x"},
+        {"type": "user", "user_id": "x"},
+        {"type": "session", "session_id": "old", "last_seq": 1},
+        {
+            "type": "message",
+            "message_id": "0b0e6d52-5f0c-4c8e-9d43-2f6f1b7a9e01",
+            "session_id": "old",
+            "seq": 1,
+            "role": "user",
+            "content": "Last year's news.",
+            "created_at": "2025-06-01T09:00:00Z",
+        },
+        {"type": "end", "records": 3},
+    ]
+    body = b"".join(orjson.dumps(r) + b"\n" for r in records)
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        r = await c.post("/v1/users/x/import", content=body, headers={"Content-Type": "application/x-ndjson"})
+        assert r.status_code in (200, 201), r.text
+        status = (await c.get("/v1/indexing", params={"user_id": "x"})).json()
+    assert status["pending"] == 1
+    assert 0 <= status["lag_seconds"] < 60, status  # it has waited seconds; it is months old
+
+
+async def test_failed_at_is_when_the_item_failed_not_a_retry_time(
+    own_db: str, embedder: LocalEmbedder
+) -> None:
+    await _seed(own_db, 2, seed=8)
+    engine = engine_for(own_db)
+    async with engine.begin() as conn:
+        await conn.execute(text("UPDATE messages SET content = 'POISON' WHERE seq = 2"))
+    # One attempt, and a backoff that would put the next try an hour ahead.
+    policy = RetryPolicy(max_attempts=1, backoff_seconds=3600, backoff_max_seconds=3600)
+    step = EmbedMessages(embedder=_Scripted(embedder, poison="POISON"), batch_size=8)
+    await StepRunner(engine=engine, retry=policy).run(step)
+    await engine.dispose()
+    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as c,
+    ):  # type: ignore[arg-type]
+        failed = (await c.get("/v1/indexing/failed")).json()["items"]
+    assert [f["seq"] for f in failed] == [2]
+    age = (datetime.now(UTC) - datetime.fromisoformat(failed[0]["failed_at"])).total_seconds()
+    assert 0 <= age < 120, failed[0]["failed_at"]

@@ -1,0 +1,49 @@
+"""The app as the tests build it: settings on the suite's PostgreSQL and Redis, clients over ASGI,
+and fresh tenants. Isolation between tests comes from tenants: each test that asks for `api` gets a
+brand-new tenant with its own API key, so tests never see each other's rows and need no truncation."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import httpx
+from fastapi import FastAPI
+
+from app.config import Settings
+
+ADMIN_TOKEN = "test-admin-token"
+# App start-up loads the local model; the first run on a machine also exports it to ONNX.
+STARTUP = 180.0
+REDIS_URL = os.environ.get("ENGRAM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def make_settings(database_url: str, **overrides: object) -> Settings:
+    base: dict[str, object] = {
+        "database_url": database_url,
+        "redis_url": REDIS_URL,
+        "auth": "on",
+        "admin_token": ADMIN_TOKEN,
+        "migrate_on_start": False,
+        "log_json": True,
+        # One client address firing faster than any person: the limits are off here, and the
+        # tests of the limits turn them on where they test them.
+        "rate_limit_rps": 0,
+        "tenant_max_concurrent": 0,
+        "unauthenticated_rps": 100_000,
+    }
+    base.update(overrides)
+    return Settings(**base)  # type: ignore[arg-type]
+
+
+def client_for(app: FastAPI, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://engram.test", headers=headers or {}
+    )
+
+
+async def new_tenant_client(app: FastAPI, admin: httpx.AsyncClient) -> httpx.AsyncClient:
+    tenant = f"t-{uuid.uuid4().hex[:12]}"
+    r = await admin.post("/v1/admin/keys", json={"tenant_id": tenant, "name": "test"})
+    assert r.status_code == 201, r.text
+    return client_for(app, {"Authorization": f"Bearer {r.json()['key']}"})
