@@ -23,8 +23,8 @@ from opentelemetry.trace import SpanKind
 from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
 from app.telemetry.otel import OtelTracing
-from tests.conftest import STARTUP, client_for, make_settings
-from tests.dbutil import create_database, engine_for, fetch, until
+from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.db import create_database, engine_for, fetch, until
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 CLIENT_PARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
