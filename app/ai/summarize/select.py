@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 SIM_FLOOR = 0.25  # cosine below which two statements say nothing of each other
-COST_EXPONENT = 0.6  # 1: pure gain per token (favours short statements); 0: pure gain
+COST_EXPONENT = 0.4  # 1: pure gain per token (favours short statements); 0: pure gain
 REPEATED = 0.7  # coverage (of the scaled similarity) at which a statement adds nothing new
 FIRST_SHARE = 0.8  # of the budget, the most that statements taken first may use
 
