@@ -8,20 +8,20 @@ STAMP   = $(VENV)/.installed
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
-$(STAMP): requirements-dev.lock pyproject.toml openapi/clients/python/pyproject.toml $(INTEGRATIONS:%=%/pyproject.toml)
+$(STAMP): requirements-dev.lock requirements-integrations.in pyproject.toml openapi/clients/python/pyproject.toml $(INTEGRATIONS:%=%/pyproject.toml)
 	@echo "engram: [1/4] creating $(VENV) (a first install takes 2-4 minutes in all)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "engram: [2/4] installing every dependency from requirements-dev.lock (versions and hashes)"
-	# Every third-party package of Engram (build backends included; its dev and otel extras, so the
-	# tests trace too) at the version and hash of the lock: the same install on every machine. torch 2.13.0+cpu is the CPU build these machines carry.
+	# Every third-party package of Engram (build backends and the adapters' frameworks included;
+	# its dev and otel extras, so the tests trace too) at the version and hash of the lock: the same
+	# install on every machine. torch 2.13.0+cpu is the CPU build these machines carry.
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
 	@echo "engram: [3/4] installing Engram, its client and the runtime adapters"
-	# Engram and its generated client (the MCP tools, the tests and examples/ use it) from this
-	# checkout, resolving nothing beyond the lock.
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e openapi/clients/python
-	# The runtime adapters with their frameworks (openai-agents, langchain-core) for their live
-	# tests: not in the lock yet, resolved beside it.
-	$(BIN)/python -m pip install --quiet --no-build-isolation $(INTEGRATIONS:%=-e %)
+	# Engram, its generated client (the MCP tools, the tests and examples/ use it) and the runtime
+	# adapters from this checkout, resolving nothing beyond the lock: their frameworks came with it,
+	# and their engram-client is this checkout's (PyPI's project of that name is somebody else's).
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . -e openapi/clients/python \
+		$(INTEGRATIONS:%=-e %)
 	$(BIN)/python -m pip check
 	touch $(STAMP)
 	@echo "engram: [4/4] installed"

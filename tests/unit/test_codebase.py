@@ -46,3 +46,28 @@ def test_every_error_kind_is_used_somewhere() -> None:
     }
     unused = sorted(kinds - _referenced_names())
     assert kinds and not unused, f"error kinds never used: {unused}"
+
+
+def test_the_lock_carries_the_adapters_frameworks_and_never_pypis_engram_client() -> None:
+    """`make` installs the adapters (integrations/*) with --no-deps: their frameworks come from
+    requirements-dev.lock through requirements-integrations.in, which must ask for what their
+    pyproject.toml files ask for. engram-client is this checkout's client; the PyPI project of
+    that name is somebody else's, so the lock must never name it."""
+    wanted: dict[str, Requirement] = {}
+    for pyproject in sorted((ROOT / "integrations").glob("*/pyproject.toml")):
+        for dep in tomllib.loads(pyproject.read_text())["project"]["dependencies"]:
+            req = Requirement(dep)
+            if req.name != "engram-client":
+                wanted[req.name] = req
+    lines = (ROOT / "requirements-integrations.in").read_text().splitlines()
+    given = {r.name: r for r in (Requirement(x) for x in lines if x.strip() and not x.startswith("#"))}
+    assert {n: str(r.specifier) for n, r in given.items()} == {n: str(r.specifier) for n, r in wanted.items()}
+    lock = (ROOT / "requirements-dev.lock").read_text()
+    pinned = {
+        line.split("==")[0]: Version(line.split("==")[1].split()[0])
+        for line in lock.splitlines()
+        if "==" in line and not line.startswith((" ", "#"))
+    }
+    for name, req in wanted.items():
+        assert name in pinned and pinned[name] in req.specifier, (name, pinned.get(name))
+    assert "engram-client" not in pinned
