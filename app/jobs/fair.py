@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 TENANTS_PER_CLAIM = 32  # tenants served by one claim at most (the rest are next, in rotation)
 USERS_PER_TENANT = 16  # users of one tenant served by one claim at most
+CURSORS = 1000  # tenants whose last served user a rotation of single claims remembers
 
 
 @dataclass
@@ -25,6 +26,16 @@ class Rotation:
 
     def after_users(self, tenants: Sequence[str]) -> list[str]:
         return [self.users.get(t, "") for t in tenants]
+
+    def served(self, tenant: str, user: str) -> None:
+        """A single claim (a session job) went to `user` of `tenant`: both cursors move past it.
+        The cursors of tenants served longest ago are forgotten past CURSORS (bounded memory;
+        a forgotten tenant starts again from its first user)."""
+        self.tenant = tenant
+        self.users.pop(tenant, None)
+        self.users[tenant] = user
+        while len(self.users) > CURSORS:
+            del self.users[next(iter(self.users))]
 
     def shares(self, owners: Sequence[tuple[str, str]], slots: int) -> list[int]:
         """Slots for each (tenant, user) of `owners` (rotation order, tenants grouped), summing to

@@ -43,18 +43,44 @@ _CLAIM = (
 # first tenant again, so one tenant's thousand due sessions do not hold up another's one.
 _CLAIM_AFTER = text(_CLAIM.format(after="AND j.tenant_id > :after"))
 _CLAIM_FIRST = text(_CLAIM.format(after=""))
+# Fairer still: the next tenant with due work (two probes of ix_jobs_fair), and in it the next user
+# after the last one served there, so one user's backlog does not hold up the other users of the
+# same tenant either. Only the chosen tenant's due jobs are sorted. None when they are all locked
+# by other lanes: then _CLAIM_AFTER / _CLAIM_FIRST take any tenant's.
+_DUE = "FROM jobs x WHERE x.kind = :k AND x.status = 'pending' AND x.run_after <= now()"
+_CLAIM_ROTATING = text(
+    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, "
+    "s.user_id, s.last_seq, s.summarized_seq, s.extracted_seq "
+    "FROM jobs j JOIN sessions s USING (tenant_id, session_id) "
+    "JOIN users u ON u.tenant_id = s.tenant_id AND u.user_id = s.user_id "
+    "WHERE j.kind = :k AND j.status = 'pending' AND j.run_after <= now() AND j.tenant_id = coalesce("
+    f"  (SELECT x.tenant_id {_DUE} AND x.tenant_id > :after ORDER BY x.tenant_id LIMIT 1),"
+    f"  (SELECT x.tenant_id {_DUE} ORDER BY x.tenant_id LIMIT 1)) "
+    "ORDER BY s.user_id <= coalesce((SELECT c.u FROM unnest(CAST(:ct AS text[]), CAST(:cu AS text[])) "
+    "  AS c(t, u) WHERE c.t = j.tenant_id), ''), s.user_id, j.run_after LIMIT 1 "
+    "FOR UPDATE OF j SKIP LOCKED FOR KEY SHARE OF s, u SKIP LOCKED"
+)
 
 
 async def claim(conn: AsyncConnection, kind: str, rotation: Rotation | None = None) -> Any:
     """The next due job of `kind` with its session's user_id, last_seq and watermarks, locked
-    until the transaction ends; None if there is none. With `rotation`, tenants take turns."""
+    until the transaction ends; None if there is none. With `rotation`, tenants take turns, and
+    the users of each tenant."""
     job = None
-    if rotation is not None and rotation.tenant:
+    if rotation is not None:
+        cursors = {
+            "k": kind,
+            "after": rotation.tenant,
+            "ct": list(rotation.users),
+            "cu": list(rotation.users.values()),
+        }
+        job = (await conn.execute(_CLAIM_ROTATING, cursors)).first()
+    if job is None and rotation is not None and rotation.tenant:
         job = (await conn.execute(_CLAIM_AFTER, {"k": kind, "after": rotation.tenant})).first()
     if job is None:
         job = (await conn.execute(_CLAIM_FIRST, {"k": kind})).first()
     if job is not None and rotation is not None:
-        rotation.tenant = job.tenant_id
+        rotation.served(job.tenant_id, job.user_id)
     return job
 
 

@@ -138,3 +138,36 @@ async def test_session_jobs_rotate_across_tenants(db: AsyncEngine) -> None:
             await queue.done(conn, kind="summarize", tenant_id=job.tenant_id, session_id=job.session_id)
     assert tenants == ["big", "small", "big"]
     await db.dispose()
+
+
+async def test_session_jobs_rotate_across_the_users_of_a_tenant(db: AsyncEngine) -> None:
+    """One user's 30 due sessions (an hour old) do not hold up another user's one of the same
+    tenant: the users take turns, and the tenants before them."""
+    for user in ("heavy", "light"):
+        await _backlog(db, "t", user, 1)
+    await _backlog(db, "u", "solo", 1)
+    async with db.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO sessions (tenant_id, session_id, user_id) "
+                "SELECT 't', 'h' || g, 'heavy' FROM generate_series(1, 30) g"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO jobs (tenant_id, kind, session_id, run_after) "
+                "SELECT 't', 'extract', 'h' || g, now() - interval '1 hour' FROM generate_series(1, 30) g "
+                "UNION ALL SELECT 't', 'extract', 'light', now() "
+                "UNION ALL SELECT 'u', 'extract', 'solo', now()"
+            )
+        )
+    rotation = Rotation()
+    served = []
+    for _ in range(5):
+        async with db.begin() as conn:
+            job = await queue.claim(conn, "extract", rotation)
+            assert job is not None
+            served.append((job.tenant_id, job.user_id))
+            await queue.done(conn, kind="extract", tenant_id=job.tenant_id, session_id=job.session_id)
+    assert served == [("t", "heavy"), ("u", "solo"), ("t", "light"), ("t", "heavy"), ("t", "heavy")]
+    await db.dispose()
