@@ -9,8 +9,11 @@ Per attack it prints the other tenant's p50 / p99 latency and errors (a GET of i
 50 ms), the worst time until its newly appended message is searchable by meaning (one append a
 second, then searches until the message is found), the growth of the API process's memory
 (RSS, largest sample minus the sample before the attack) and the bytes of planted content found
-in the server's log. Targets (issue 13): p99 < 100 ms, 0 errors, searchable within 2 s, memory
-within +100 MB under 1,000 stalled connections, 0 bytes of planted content in the logs.
+in the server's log; and, to show where the time goes, the p99 of GET /healthz (no key, no
+database: the event loop alone), the cores the API process used and the machine's load average.
+`quiet` measures the same with no attack: the floor of this machine as it is. Targets (issue 13):
+p99 < 100 ms, 0 errors, searchable within 2 s, memory within +100 MB under 1,000 stalled
+connections, 0 bytes of planted content in the logs.
 
 Every attack targets 127.0.0.1 only, and stops by itself. The server runs the code on
 PYTHONPATH (run with another checkout first on it to measure that one: the "before" column).
@@ -85,6 +88,17 @@ class Server:
         proc = psutil.Process(self.proc.pid)
         return int(proc.memory_info().rss)
 
+    def cpu_seconds(self) -> float:
+        """CPU time of the API process (its event loop, threads and in-process worker), children
+        (the worker's CPU pool) included; the embedded PostgreSQL is not counted."""
+        proc = psutil.Process(self.proc.pid)
+        total = sum(proc.cpu_times()[:2])
+        for child in proc.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if "postgres" not in child.name():
+                    total += sum(child.cpu_times()[:2])
+        return total
+
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
         try:
@@ -108,17 +122,28 @@ class Victim:
     url: str
     key: str
     latencies: list[float] = field(default_factory=list)
+    # GET /healthz (no key, no database): what the event loop and HTTP alone cost, so the gap to
+    # `latencies` is the gate and the database, and the rest is the process or the machine.
+    loop: list[float] = field(default_factory=list)
     errors: int = 0
     searchable: list[float] = field(default_factory=list)
     unsearchable: int = 0
 
     def reset(self) -> None:
-        self.latencies, self.errors, self.searchable, self.unsearchable = [], 0, [], 0
+        self.latencies, self.loop, self.errors, self.searchable, self.unsearchable = [], [], 0, [], 0
 
     async def run(self, stop: asyncio.Event) -> None:
         headers = {"Authorization": f"Bearer {self.key}"}
         async with httpx.AsyncClient(base_url=self.url, headers=headers, timeout=10) as c:
-            await asyncio.gather(self._reads(c, stop), self._writes(c, stop))
+            await asyncio.gather(self._reads(c, stop), self._writes(c, stop), self._health(c, stop))
+
+    async def _health(self, c: httpx.AsyncClient, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            started = time.perf_counter()
+            with contextlib.suppress(httpx.HTTPError):
+                await c.get("/healthz")
+            self.loop.append(time.perf_counter() - started)
+            await asyncio.sleep(0.05)
 
     async def _reads(self, c: httpx.AsyncClient, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -321,7 +346,14 @@ async def unknown_key_flood(ctx: Ctx, stop: asyncio.Event) -> None:
         await asyncio.gather(*(one() for _ in range(64)))
 
 
+async def quiet(ctx: Ctx, stop: asyncio.Event) -> None:
+    """No attack: the other tenant's figures on this machine as it is (the floor the others are
+    measured against; on a shared machine, other work shows here too)."""
+    await stop.wait()
+
+
 ATTACKS: dict[str, Attack] = {
+    "quiet": quiet,
     "slow_uploads": slow_uploads,
     "stalled_uploads_authenticated": stalled_uploads_authenticated,
     "stalled_connections": stalled_connections,
@@ -373,6 +405,9 @@ class Row:
     attack: str
     p50_ms: float
     p99_ms: float
+    loop_p99_ms: float  # GET /healthz: the event loop and HTTP alone
+    api_cpu: float  # cores the API process (and its worker) used
+    load: float  # the machine's load average meanwhile (other work on it shows here)
     errors: int
     searchable_max_s: float | None
     unsearchable: int
@@ -405,12 +440,15 @@ async def run_attack(name: str, server: Server, ctx: Ctx, victim: Victim, second
     )
     attacker.start()
     await asyncio.sleep(lead)
+    cpu0, wall0, load0 = server.cpu_seconds(), time.monotonic(), os.getloadavg()[0]
     measuring = asyncio.create_task(victim.run(stop))
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         await asyncio.sleep(0.5)
         with contextlib.suppress(psutil.Error):
             peak = max(peak, server.rss())
+    cpu = (server.cpu_seconds() - cpu0) / (time.monotonic() - wall0)
+    load = (load0 + os.getloadavg()[0]) / 2
     stop.set()
     with contextlib.suppress(Exception):
         await asyncio.wait_for(measuring, 30)
@@ -418,10 +456,14 @@ async def run_attack(name: str, server: Server, ctx: Ctx, victim: Victim, second
     if attacker.is_alive():
         attacker.kill()
     lat = sorted(victim.latencies) or [float("nan")]
+    loop = sorted(victim.loop) or [float("nan")]
     return Row(
         attack=name,
         p50_ms=1000 * lat[len(lat) // 2],
         p99_ms=1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))],
+        loop_p99_ms=1000 * loop[min(len(loop) - 1, int(len(loop) * 0.99))],
+        api_cpu=cpu,
+        load=load,
         errors=victim.errors,
         searchable_max_s=max(victim.searchable) if victim.searchable else None,
         unsearchable=victim.unsearchable,
@@ -437,6 +479,7 @@ async def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated attacks (default: all)")
     parser.add_argument("--database-url", default=None, help="an empty PostgreSQL with pgvector")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here too")
+    parser.add_argument("--log", type=Path, default=None, help="keep a copy of the server's log here")
     args = parser.parse_args()
     names = [n for n in args.only.split(",") if n] or list(ATTACKS)
     with tempfile.TemporaryDirectory(prefix="engram-hostile-") as tmp:
@@ -455,6 +498,8 @@ async def main() -> None:
         finally:
             server.stop()
         log = server.log_path.read_bytes()
+        if args.log:
+            args.log.write_bytes(log)
     planted = log.count(PLANTED.encode()) * len(PLANTED)
     print(f"\nplanted content in the server log: {planted} bytes ({len(log)} bytes of log)")
     if args.json:
@@ -466,8 +511,9 @@ async def main() -> None:
 def _fmt(r: Row) -> str:
     s = "-" if r.searchable_max_s is None else f"{r.searchable_max_s:.2f}"
     return (
-        f"{r.attack:32s} p50 {r.p50_ms:8.1f} ms  p99 {r.p99_ms:8.1f} ms  errors {r.errors:4d}  "
-        f"searchable max {s:>6s} s (missed {r.unsearchable})  memory {r.memory_mb:+7.1f} MB"
+        f"{r.attack:30s} p50 {r.p50_ms:7.1f} ms  p99 {r.p99_ms:7.1f} ms  errors {r.errors:4d}  "
+        f"searchable max {s:>6s} s (missed {r.unsearchable})  memory {r.memory_mb:+7.1f} MB  "
+        f"healthz p99 {r.loop_p99_ms:7.1f} ms  API cpu {r.api_cpu:4.2f}  load {r.load:5.1f}"
     )
 
 
