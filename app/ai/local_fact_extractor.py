@@ -164,6 +164,7 @@ import structlog
 
 from app.ai.fact_extractor import FactCandidate, TurnRef, speaker_of
 from app.ai.fact_rules import RULES, Draft, Rule, Sentence, title_case
+from app.ai.fact_rules.experiences import experience
 from app.ai.fact_rules.phrases import article, singular
 from app.ai.fact_rules.relationships import PET_ALT
 from app.ai.fact_rules.words import DIETS, JOB_NOUNS, word_set
@@ -383,8 +384,8 @@ def extract_facts(turns: Sequence[TurnRef], known_subjects: Sequence[str] = ()) 
 
     A pure function of its arguments (module-level, picklable), so it can run in a child process."""
     out: list[FactCandidate] = []
-    last_in_slot: dict[tuple[str | None, str], int] = {}
-    known: set[tuple[str | None, str]] = {(None, s) for s in known_subjects}
+    last_in_slot: dict[tuple[str | None, str | None], int] = {}
+    known: set[tuple[str | None, str | None]] = {(None, s) for s in known_subjects}
     previous: TurnRef | None = None
     said_last: dict[str | None, TurnRef] = {}  # each speaker's previous turn, for "I meant ..."
     for turn in sorted(turns, key=lambda t: t.seq):
@@ -459,10 +460,26 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef |
         return
     spans = sentence_spans(text)[:MAX_SENTENCES]
     sentences = [text[a:b] for a, b in spans]
+    name = " ".join((turn.name or "").split())
     for i, raw in enumerate(sentences):
         if i + 1 < len(sentences) and _SARCASM_AFTER.match(sentences[i + 1]):
             continue
-        yield from _sentence_drafts(raw, turn.created_at)
+        drafts = _sentence_drafts(raw, turn.created_at)
+        if not drafts and name:
+            drafts = _told(raw, name, turn.created_at)
+        yield from drafts
+
+
+def _told(raw: str, name: str, at: datetime) -> list[Draft]:
+    """What a named speaker tells of their life in a sentence no slot rule read, if it is plainly
+    stated: not asked, supposed, hedged, quoted or joked (the whole sentence is held to it)."""
+    text, asking = _statement(_SMILEY.sub(".", _COURTESY.sub("", _bounded(raw))))
+    if asking or not text or '"' in text or _SARCASM.search(text):
+        return []
+    if _NOT_STATED_BEFORE.search(text) or _NOT_STATED_AFTER.search(text):
+        return []
+    told = experience(text.strip(), name, at)
+    return [told] if told is not None else []
 
 
 # "I meant Paris", "sorry, I meant Paris (not Berlin)", "Paris, I meant": a bare value that corrects

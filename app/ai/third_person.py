@@ -32,6 +32,7 @@ _ADVERBS = word_set(
     "personally seriously literally kinda sorta again too"
 )
 # A word after a subject that is not its verb ("I, too, ...", "I and my friend ...").
+_LY_VERBS = word_set("apply reply rely supply fly multiply imply comply ally bully rally tally")
 _NOT_VERBS = word_set(
     "and or but too as of to in on at for with from that who which than if so all both guys two three "
     "here there"
@@ -103,7 +104,7 @@ def restate(sentence: str, speaker: str, *, listener: str | None = None, me: boo
             out.append(piece)
             continue
         who = _person(low, speaker if me else None, listener)
-        if who is not None:
+        if who is not None and pieces[n + 1 : n + 2] != ["-"]:  # not "me-time"
             changed = True
             head, _, tail = low.partition("'")
             if head in ("i", "im", "you") and (tail or low == "im"):
@@ -121,7 +122,7 @@ def restate(sentence: str, speaker: str, *, listener: str | None = None, me: boo
                 agree = False
             continue
         if agree:
-            if low in _ADVERBS:
+            if low in _ADVERBS or (low.endswith("ly") and len(low) > 4 and low not in _LY_VERBS):
                 out.append(piece)
                 continue
             agree = False

@@ -833,3 +833,95 @@ def test_a_tail_saying_how_long_is_not_an_object_and_a_number_is_not_an_employer
     assert said("i hate mayonnaise, always have") == [("Dislikes mayonnaise.", "dislikes:mayonnaise")]
     assert said("I've been a UX designer for 11 years.") == [("Works as a UX designer.", "job_title")]
     assert said("I work for 3M") == [("Works at 3M.", "employer")]
+
+
+# --- what a named speaker tells of their life ----------------------------------------------------
+
+SAID_AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def told(text: str, *, role: str = "user", name: str | None = "Caroline") -> list[tuple[str, FactKind]]:
+    t = TurnRef(1, role, name, text, SAID_AT, uuid.uuid5(uuid.NAMESPACE_URL, text))
+    return [(c.content, c.kind) for c in extract_facts([t]) if c.subject is None]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful.",
+            [
+                (
+                    "Went to a LGBTQ support group yesterday (2023-05-07) and it was so powerful.",
+                    FactKind.event,
+                )
+            ],
+        ),
+        (
+            "Last Friday, I went to an LGBTQ+ counseling workshop for trans people.",
+            [
+                (
+                    "Went to an LGBTQ+ counseling workshop for trans people last friday (2023-05-05).",
+                    FactKind.event,
+                )
+            ],
+        ),
+        (
+            "I'm carving out some me-time each day for running, reading and my violin.",
+            [
+                (
+                    "Is carving out some me-time each day for running, reading and Caroline's violin.",
+                    FactKind.other,
+                )
+            ],
+        ),
+        (
+            "I'm going to a pottery workshop with my kids next week.",
+            [
+                (
+                    "Is going to a pottery workshop with Caroline's kids next week (week of 2023-05-15).",
+                    FactKind.plan,
+                )
+            ],
+        ),
+        (
+            "My kids love the beach and the nearby forest.",
+            [("Caroline's kids love the beach and the nearby forest.", FactKind.other)],
+        ),
+    ],
+)
+def test_a_named_speaker_tells_experiences_in_the_third_person(
+    text: str, expected: list[tuple[str, FactKind]]
+) -> None:
+    assert told(text) == expected
+    # The other named person of the talk (sent as `assistant` with a name) is read the same way.
+    assert [c for c, _ in told(text, role="assistant", name="Melanie")] == [
+        c.replace("Caroline", "Melanie") for c, _ in expected
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did you go to the support group yesterday?",  # a question
+        "I think I'll go to a support group next week.",  # a belief
+        "If I went to a support group, I'd feel better.",  # a supposition
+        "Maybe I'll visit the museum with the kids.",  # a hedge
+        "I'm so happy for you and your family!",  # a mood, about the listener
+        "I really appreciate all the support from my friends.",  # thanks
+        "I'm gonna keep pushing and working on my dreams.",  # encouragement
+        "I made it in pottery class yesterday.",  # "it": what is shown
+        "I do remember those dance classes at the studio.",  # "those": what is shown
+        "I agree, taking care of ourselves is so important.",  # about the talk
+        "I went there.",  # too little to stand alone
+        "She went to a support group yesterday.",  # someone else
+    ],
+)
+def test_what_is_not_a_told_experience(text: str) -> None:
+    assert told(text) == []
+
+
+def test_an_unnamed_speaker_tells_no_experiences() -> None:
+    """The fact names its speaker where the sentence did ("Caroline's kids"): without a name there
+    is no one to name, and the slot rules alone read the turn."""
+    assert told("I went to a LGBTQ support group yesterday and it was so powerful.", name=None) == []

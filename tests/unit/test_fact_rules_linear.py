@@ -96,8 +96,21 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "I'" * 40_000,
         "?!" * 40_000 + "x",
         ", not Ab" * 10_000,
+        "Last Friday, I went to my " * 4_000,
+        "I " * 50_000,
     ],
-    ids=["spaces", "blank-lines", "and-list", "kin-list", "dashes", "apostrophes", "marks", "not-list"],
+    ids=[
+        "spaces",
+        "blank-lines",
+        "and-list",
+        "kin-list",
+        "dashes",
+        "apostrophes",
+        "marks",
+        "not-list",
+        "told",
+        "subjects",
+    ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:
     spent = _cpu(text)

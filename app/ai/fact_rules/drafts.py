@@ -82,7 +82,7 @@ class Draft:
 
     content: str
     kind: FactKind
-    subject: str
+    subject: str | None  # None: no slot (a told experience), merged with whatever it repeats
     exclusive: bool
     importance: float
     topics: tuple[str, ...]
