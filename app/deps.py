@@ -20,7 +20,7 @@ from app.cache import WindowCache
 from app.config import Settings
 from app.db.engine import AfterCommit, read_connection, transaction
 from app.gate import Admission
-from app.indexing.wake import Waker
+from app.jobs.wake import Waker
 from app.limits import Limits
 
 ChargeMessages = Callable[[int], Awaitable[None]]

@@ -21,7 +21,7 @@ from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import make_engine, make_export_engine, make_key_engine
 from app.db.migrate import upgrade
 from app.gate import Admission
-from app.indexing.wake import Waker
+from app.jobs.wake import Waker
 from app.limits import Limits
 from app.metrics import Metrics, pool_stats
 from app.ratelimit.limiter import Counter

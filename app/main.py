@@ -17,7 +17,8 @@ from app.mcp.http import McpEndpoint
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
-from app.telemetry.tracing import Tracing, make_tracing
+from app.telemetry.factory import make_tracing
+from app.telemetry.tracing import Tracing
 from app.transfer.router import import_body
 from app.ui.router import UI_PATHS, make_ui_router
 

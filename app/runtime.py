@@ -5,7 +5,8 @@ from __future__ import annotations
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.ai.embedder import Embedder, EmbedderMismatch, make_embedder
+from app.ai.embedder import Embedder, EmbedderMismatch
+from app.ai.factories import make_embedder
 from app.ai.model_gate import preparing_note
 from app.config import Settings
 from app.db.introspect import embedding_dimension

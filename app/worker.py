@@ -17,8 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.embedder import Embedder
-from app.ai.fact_extractor import make_fact_extractor
-from app.ai.summarizer import make_summarizer
+from app.ai.factories import make_fact_extractor, make_summarizer
 from app.ai.tokenizer import Tokenizer
 from app.cache import WindowCache
 from app.config import Settings
@@ -26,12 +25,12 @@ from app.facts.forgetting import expire_facts
 from app.facts.reconcile import Thresholds
 from app.facts.tasks import EmbedFacts, Extract
 from app.indexing.tasks import LAG, EmbedMessages
-from app.indexing.wake import listen
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import SharedModel, StepRunner, describe
 from app.jobs.step import Step
+from app.jobs.wake import listen
 from app.memory import evictions
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
@@ -51,6 +50,10 @@ EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could no
 # next is claimed) while the other is in the model. They share one model lock, so the model
 # never runs two batches at once and each batch still has the whole CPU for its model call.
 PIPELINE = 2
+
+
+# What the child processes run: imported at each child's start, not within an item's budget.
+CPU_RULES = ("app.ai.local_fact_extractor", "app.ai.local_summarizer", "app.facts.reconcile")
 
 
 class Worker:
@@ -82,7 +85,9 @@ class Worker:
         model = SharedModel(embedder)  # every step's model calls take turns on the one model
         # CPU-heavy text rules run in child processes, each call within the item's budget.
         self.cpu = CpuPool(
-            processes=settings.worker_cpu_processes, budget_seconds=settings.worker_item_budget_seconds
+            processes=settings.worker_cpu_processes,
+            budget_seconds=settings.worker_item_budget_seconds,
+            preload=CPU_RULES,
         )
         tokenizer = Tokenizer(settings.tokenizer)
         self.summarizer = make_summarizer(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)

@@ -13,7 +13,7 @@ from app.db.engine import make_engine
 from app.metrics import Metrics
 from app.redis_client import make_redis
 from app.runtime import start_embedder
-from app.telemetry.tracing import make_tracing
+from app.telemetry.factory import make_tracing
 from app.worker import Worker
 
 _log = structlog.get_logger("engram.worker")

@@ -1,4 +1,4 @@
-"""What every embedder offers, and the factory that picks one from settings."""
+"""What every embedder offers (app/ai/factories.py picks one from settings)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-
-from app.config import Provider, Settings
 
 Vectors = npt.NDArray[np.float32]
 
@@ -33,13 +31,3 @@ class EmbedderUnavailable(RuntimeError):
 
 class EmbedderMismatch(RuntimeError):
     """The embedder's dimension is not the one the database was installed with."""
-
-
-def make_embedder(settings: Settings) -> Embedder:
-    if settings.embedder is Provider.openai:
-        from app.ai.openai_embedder import OpenAIEmbedder
-
-        return OpenAIEmbedder(settings)
-    from app.ai.local_embedder import LocalEmbedder
-
-    return LocalEmbedder(settings)

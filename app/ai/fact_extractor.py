@@ -14,11 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
-from app.ai.embedder import Embedder
-from app.ai.offload import Offload, in_thread
 from app.ai.summarizer import Turn
-from app.ai.tokenizer import Tokenizer
-from app.config import Provider, Settings
 
 
 class FactKind(StrEnum):
@@ -104,16 +100,3 @@ class ExtractorUnavailable(RuntimeError):
 
 class ExtractorOutputInvalid(RuntimeError):
     """The model kept answering with output that fails validation (after retries)."""
-
-
-def make_fact_extractor(
-    settings: Settings, *, embedder: Embedder, tokenizer: Tokenizer, offload: Offload = in_thread
-) -> FactExtractor:
-    """`offload` runs the local extractor's rules (app.ai.offload)."""
-    if settings.llm is Provider.openai:
-        from app.ai.openai_fact_extractor import OpenAIFactExtractor
-
-        return OpenAIFactExtractor(settings, tokenizer=tokenizer)
-    from app.ai.local_fact_extractor import LocalFactExtractor
-
-    return LocalFactExtractor(offload=offload)

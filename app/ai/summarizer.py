@@ -1,4 +1,4 @@
-"""What every summariser offers, and the factory that picks one from settings (ENGRAM_LLM)."""
+"""What every summariser offers (app/ai/factories.py picks one from settings, ENGRAM_LLM)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
-
-from app.ai.embedder import Embedder
-from app.ai.offload import Offload, inline
-from app.ai.tokenizer import Tokenizer
-from app.config import Provider, Settings
 
 
 @dataclass(frozen=True)
@@ -45,18 +40,3 @@ class SummarizerUnavailable(RuntimeError):
 
 class SummarizerOutputInvalid(RuntimeError):
     """The model kept answering with output that fails validation (after retries)."""
-
-
-def make_summarizer(
-    settings: Settings, *, embedder: Embedder, tokenizer: Tokenizer, offload: Offload = inline
-) -> Summarizer:
-    """`offload` runs the local summariser's CPU-heavy parts (app.ai.offload)."""
-    if settings.llm is Provider.openai:
-        from app.ai.openai_summarizer import OpenAISummarizer
-
-        return OpenAISummarizer(settings, tokenizer=tokenizer)
-    from app.ai.local_summarizer import LocalSummarizer
-
-    return LocalSummarizer(
-        embedder=embedder, tokenizer=tokenizer, ratio=settings.summary_max_ratio, offload=offload
-    )

@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
-from app.indexing.index_text import KEYWORD_SQL as MESSAGE_KEYWORD_SQL
+from app.db.index_text import KEYWORD_SQL as MESSAGE_KEYWORD_SQL
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

@@ -14,8 +14,8 @@ from app.deps import CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantI
 from app.errors import problem_responses
 from app.facts import extraction, service
 from app.facts.schemas import ExtractAccepted, ExtractionState, FactEventOut, FactIn, FactOut, FactPatch
-from app.messages.schemas import as_utc
 from app.pagination import Page
+from app.timestamps import as_utc
 
 user_facts = APIRouter(prefix="/users/{user_id}/facts", tags=["facts"])
 facts = APIRouter(prefix="/facts", tags=["facts"])

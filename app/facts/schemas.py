@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from app.ai.fact_extractor import FactKind
 from app.jobs.schemas import JobState
 from app.limits import Limits
-from app.messages.schemas import as_utc
+from app.timestamps import as_utc
 
 _SPEAKER = (
     "Whom the fact is about: null for the user; the `name` of another person who speaks in the "

@@ -17,8 +17,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
+from app.db.index_text import message_text
 from app.db.vectors import vector_literal
-from app.indexing.index_text import message_text
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
 from app.jobs.retry import RetryPolicy, next_try
 

@@ -12,10 +12,11 @@ keep working. The worker starts them when it starts, so the first item does not 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import ParamSpec, TypeVar
@@ -34,19 +35,21 @@ class CpuUnavailable(RuntimeError):
     """The child processes could not be started: every item waits (an outage, not the input)."""
 
 
-def _child_init() -> None:
+def _child_init(preload: tuple[str, ...]) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the pool, children need not react.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Import the rules now, so an item's budget is not spent importing them.
-    import app.ai.local_fact_extractor
-    import app.ai.local_summarizer
-    import app.facts.reconcile  # noqa: F401
+    for module in preload:
+        importlib.import_module(module)
 
 
 class CpuPool:
-    def __init__(self, *, processes: int, budget_seconds: float) -> None:
+    def __init__(self, *, processes: int, budget_seconds: float, preload: Sequence[str] = ()) -> None:
+        """`preload`: modules each child imports at its start (the caller's rules: this pool
+        knows none of them, so the machinery imports no domain)."""
         self.processes = processes
         self.budget_seconds = budget_seconds
+        self.preload = tuple(preload)
         self._pool: ProcessPool | None = None
 
     def start(self) -> None:
@@ -56,6 +59,7 @@ class CpuPool:
             self._pool = ProcessPool(
                 max_workers=self.processes,
                 initializer=_child_init,
+                initargs=(self.preload,),
                 context=multiprocessing.get_context("spawn"),
             )
             self._pool.schedule(os.getpid)  # a pool starts its children on its first task

@@ -32,10 +32,10 @@ from app.messages.schemas import (
     MessageOut,
     MessagePatch,
     Role,
-    as_utc,
 )
 from app.pagination import Page
 from app.summaries.policy import SummaryPolicy
+from app.timestamps import as_utc
 
 router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])
 

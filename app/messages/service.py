@@ -326,7 +326,7 @@ async def patch_message(
     if current is None:
         raise NotFound(f"No message {message_id} in session {session_id}.")
     new_content = current.content if content is None else content
-    # The index reads the speaker's name too (app/indexing/index_text.py).
+    # The index reads the speaker's name too (app/db/index_text.py).
     changed = new_content != current.content or (name is not None and name != current.name)
     new_tokens = tokenizer.count(new_content)
     # The job row before the session row: the order the worker's step takes them in.

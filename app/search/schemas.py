@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from app.ai.fact_extractor import FactKind
 from app.errors import ValidationFailed
 from app.limits import Limits
-from app.messages.schemas import Role, as_utc
+from app.messages.schemas import Role
+from app.timestamps import as_utc
 
 
 class Kind(StrEnum):

@@ -4,7 +4,7 @@ A query naming a time gets the period it names, and hybrid search gives the turn
 bonus (ENGRAM_SEARCH_TIME_WEIGHT): "what did Ada do in May 2023?" prefers May's turns to others that
 match as well. Relative phrases are resolved against the time of the search with the rules the
 summaries and facts use (app/ai/relative_time.py). A query with no time in it gets none, and
-"when did ..." questions need none: every turn is indexed with its date (app/indexing/index_text.py),
+"when did ..." questions need none: every turn is indexed with its date (app/db/index_text.py),
 so the answer's date travels with it.
 """
 

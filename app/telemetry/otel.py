@@ -1,6 +1,6 @@
 """Tracing on: the OpenTelemetry SDK and the instrumentation packages of the `otel` extra.
 
-Imported only by `app.telemetry.tracing.make_tracing` when ENGRAM_OTEL=on. Configured by the
+Imported only by `app.telemetry.factory.make_tracing` when ENGRAM_OTEL=on. Configured by the
 standard variables: OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_EXPORTER (`otlp`,
 the default, `console` or `none`), OTEL_EXPORTER_OTLP_ENDPOINT / _HEADERS (OTLP over HTTP),
 OTEL_TRACES_SAMPLER(_ARG) and OTEL_BSP_* (batching).

@@ -1,7 +1,8 @@
 """What the app and the worker ask of tracing; `NoTracing` when it is off (the default).
 
-Built once per process by `make_tracing` (create_app, `engram worker`), started and shut down by
-the lifespan. Only `make_tracing` imports the OpenTelemetry side, and only when ENGRAM_OTEL=on.
+Built once per process by `make_tracing` (app/telemetry/factory.py; create_app, `engram worker`),
+started and shut down by the lifespan. Only `make_tracing` imports the OpenTelemetry side, and
+only when ENGRAM_OTEL=on.
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
-
-from app.config import Settings, Switch
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -87,11 +86,3 @@ class NoTracing:
 
     def shutdown(self) -> None:
         pass
-
-
-def make_tracing(settings: Settings) -> Tracing:
-    if settings.otel is Switch.off:
-        return NoTracing()
-    from app.telemetry.otel import OtelTracing  # the extra: imported only when on
-
-    return OtelTracing.from_settings(settings)

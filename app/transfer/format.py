@@ -29,7 +29,8 @@ from pydantic import (
 from app.ai.fact_extractor import FactKind
 from app.errors import AppError, ValidationFailed
 from app.limits import Limits
-from app.messages.schemas import Role, as_utc
+from app.messages.schemas import Role
+from app.timestamps import as_utc
 
 FORMAT = "engram.export"
 VERSION = 1

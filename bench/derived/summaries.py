@@ -5,7 +5,7 @@
 
 Results in docs/benchmarks.md.
 
-Each LoCoMo session is one summary step, as the worker runs it (app.ai.summarizer.make_summarizer
+Each LoCoMo session is one summary step, as the worker runs it (app.ai.factories.make_summarizer
 with the default settings, the worker's max_tokens): the turns as Engram stores them (speaker_a
 role `user`, speaker_b `assistant`, `name` = the speaker, `created_at` = the session's date, like
 bench/locomo/ingest.py), no previous summary. The summariser is called in process, not through a
@@ -37,9 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from app.ai.factories import make_summarizer
 from app.ai.local_embedder import LocalEmbedder
 from app.ai.summarize.sentences import split_sentences
-from app.ai.summarizer import Turn, make_summarizer
+from app.ai.summarizer import Turn
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
 from bench.locomo.data import DEFAULT_DATA, Conversation, load

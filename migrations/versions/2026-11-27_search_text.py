@@ -1,7 +1,7 @@
 """search text: messages are indexed by what a reader sees (the speaker name, issue 11)
 
 The keyword index (`content_tsv`, generated) covers the speaker's name too; the embeddings are
-redone by the worker, which now embeds `"<name>: <content>"` (app/indexing/index_text.py):
+redone by the worker, which now embeds `"<name>: <content>"` (app/db/index_text.py):
 every embedded message is marked pending again and keeps its old vector until the worker replaces
 it, so search works throughout and nothing runs in a request. Until the worker has caught up,
 GET /v1/indexing reports those messages as pending (and a search with wait_for_indexing_ms waits

@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
-from app.indexing.index_text import message_text
+from app.db.index_text import message_text
 from app.search import ranking, when
 from tests.support.db import until
 

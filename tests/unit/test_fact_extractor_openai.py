@@ -19,8 +19,8 @@ from app.ai.fact_extractor import (
     FactCandidate,
     FactKind,
     TurnRef,
-    make_fact_extractor,
 )
+from app.ai.factories import make_fact_extractor
 from app.ai.local_embedder import LocalEmbedder
 from app.ai.openai_fact_extractor import (
     MAX_CONTENT_CHARS,

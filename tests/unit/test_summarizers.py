@@ -11,12 +11,13 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from app.ai.chat_prompt import load_prompt
+from app.ai.factories import make_summarizer
 from app.ai.local_embedder import LocalEmbedder
 from app.ai.local_summarizer import LocalSummarizer, split_sentences, truncate_to_tokens
 from app.ai.openai_summarizer import OpenAISummarizer
 from app.ai.relative_time import find_relative_dates, resolve_relative_dates
 from app.ai.summarize.cleanup import condense
-from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn, make_summarizer
+from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn
 from app.ai.third_person import restate, stands_alone
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
