@@ -18,7 +18,7 @@ from app.auth import KeyResolver
 from app.cache import WindowCache
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
-from app.db.engine import make_engine, make_export_engine, make_key_engine
+from app.db.engine import KEY_POOL_SIZE, make_engine, make_export_engine, make_key_engine
 from app.db.migrate import upgrade
 from app.gate import Admission
 from app.jobs.wake import Waker
@@ -103,7 +103,10 @@ def make_lifespan(
 
             worker_task = asyncio.create_task(run_worker_when_ready(), name="engram-worker")
         keys = KeyResolver(
-            key_engine, ttl=settings.api_key_cache_seconds, unknown_ttl=settings.unknown_key_cache_seconds
+            key_engine,
+            ttl=settings.api_key_cache_seconds,
+            unknown_ttl=settings.unknown_key_cache_seconds,
+            stranger_lane=KEY_POOL_SIZE,
         )
         try:
             yield State(

@@ -58,13 +58,18 @@ def make_export_engine(settings: Settings, url: str) -> AsyncEngine:
     )
 
 
+KEY_POOL_SIZE = 2  # the key pool's steady connections; as many again may overflow
+
+
 def make_key_engine(url: str) -> AsyncEngine:
     """API-key lookups on a cache miss, from a small pool of their own outside the request pool:
-    a flood of unknown keys opens no connection per request (and is limited per address)."""
+    a flood of unknown keys opens no connection per request (and is limited per address). Keys
+    not yet vouched for use at most KEY_POOL_SIZE of it (app.auth.KeyResolver's stranger lane): the
+    overflow stays free for known keys' re-checks."""
     return create_async_engine(
         async_url(url),
-        pool_size=2,
-        max_overflow=2,
+        pool_size=KEY_POOL_SIZE,
+        max_overflow=KEY_POOL_SIZE,
         pool_timeout=10,
         hide_parameters=True,
         connect_args={"server_settings": {"application_name": "engram-auth", "timezone": "UTC"}},
