@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app.audit.router import router as audit_router
 from app.facts.router import facts as facts_router
 from app.facts.router import session_facts as session_facts_router
 from app.facts.router import user_facts as user_facts_router
@@ -33,6 +34,7 @@ V1 = (
     indexing_router,
     transfer_router,
     admin_router,
+    audit_router,
 )
 
 root = APIRouter()

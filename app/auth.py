@@ -32,6 +32,7 @@ class Caller:
     key_id: uuid.UUID | None = None  # None: auth is off
     rate_limit_rps: float | None = None  # the tenant's own limits (None: the settings')
     messages_per_day: int | None = None
+    audit: bool = False  # the tenant keeps an audit trail (app/audit)
 
 
 def bearer_token(authorization: str | None) -> str | None:

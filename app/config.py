@@ -328,6 +328,24 @@ class Settings(BaseSettings):
     )
     keep_alive_seconds: int = Field(5, ge=1, le=300, description="An idle keep-alive connection is closed.")
 
+    # --- audit trail (per tenant, opt-in: PUT /v1/admin/tenants/{tenant_id}/audit) ---
+    audit_retention_days: int = Field(
+        365, ge=1, le=36500, description="Days an audit event is kept unless its tenant sets its own."
+    )
+    audit_flush_seconds: float = Field(
+        0.2,
+        gt=0,
+        le=60,
+        description="Audit events are written in batches at least this often (a crash of the API "
+        "process loses at most this long of them).",
+    )
+    audit_buffer_max: int = Field(
+        100_000,
+        ge=100,
+        description="Audit events held while the database cannot take them; beyond it the oldest are "
+        "dropped and counted (engram_audit_events_total{result=dropped}).",
+    )
+
     # --- OpenTelemetry (the `otel` extra; the OTEL_* variables configure the exporter) ---
     otel: Switch = Field(
         Switch.off,

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.model_gate import ModelGate
 from app.ai.tokenizer import Tokenizer
+from app.audit.writer import AuditWriter
 from app.auth import KeyResolver
 from app.cache import WindowCache
 from app.config import Settings
@@ -47,6 +48,7 @@ class State(TypedDict):
     admission: Admission
     export_engine: AsyncEngine
     cache: WindowCache
+    audit: AuditWriter
 
 
 def make_lifespan(
@@ -102,6 +104,10 @@ def make_lifespan(
                     await worker.run(stop)
 
             worker_task = asyncio.create_task(run_worker_when_ready(), name="engram-worker")
+        audit = AuditWriter(
+            engine, every=settings.audit_flush_seconds, max_buffer=settings.audit_buffer_max, metrics=metrics
+        )
+        audit.start()
         keys = KeyResolver(
             key_engine,
             ttl=settings.api_key_cache_seconds,
@@ -127,9 +133,11 @@ def make_lifespan(
                     ttl=settings.cache_ttl_seconds,
                     metrics=metrics,
                 ),
+                audit=audit,
             )
         finally:
             stop.set()
+            await audit.aclose()  # writes the events still buffered
             if worker_task is not None:
                 await worker_task  # finishes (commits or rolls back) the batch in hand
             await embedder.aclose()

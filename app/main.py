@@ -7,6 +7,7 @@ from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api import root
+from app.audit.middleware import AuditMiddleware
 from app.config import Settings
 from app.errors import install_error_handlers
 from app.gate import GateMiddleware
@@ -64,6 +65,8 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
         streamed=[import_body(settings)],
         body_timeout=settings.body_timeout_seconds,
     )
+    # Inside the gate (which finds the caller): every request of an audited tenant is noted.
+    app.add_middleware(AuditMiddleware)
     # Outside the guard: a caller is admitted from its headers before any body is read.
     app.add_middleware(GateMiddleware)
     routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH, *UI_PATHS])

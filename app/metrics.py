@@ -95,6 +95,13 @@ class Metrics:
             registry=self.registry,
         )
 
+        self.audit_events = Counter(
+            "engram_audit_events",
+            "Audit events by result: written, or dropped (the database refused them too long).",
+            ["result"],
+            registry=self.registry,
+        )
+
     def watch_pool(self, read: Callable[[], dict[str, int]]) -> None:
         self.registry.register(_PoolCollector(read))
 

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.ai.embedder import Embedder
 from app.ai.factories import make_fact_extractor, make_summarizer
 from app.ai.tokenizer import Tokenizer
+from app.audit import retention as audit_retention
 from app.cache import WindowCache
 from app.config import Settings
 from app.facts.forgetting import expire_facts
@@ -131,6 +132,12 @@ class Worker:
             ),
             sweeps.Sweep("gauges", BACKLOG_EVERY, self.refresh_gauges),
             sweeps.Sweep("idempotency_keys", SWEEP_EVERY, self.sweep),
+            sweeps.Sweep(
+                "audit_retention",
+                settings.retention_sweep_seconds,
+                lambda: audit_retention.expire(self.engine, default_days=settings.audit_retention_days),
+                first_now=False,
+            ),
         ]
         idle = settings.summary_idle_seconds
         if idle is not None:

@@ -79,6 +79,11 @@ class Tenant(SQLModel, table=True):
     # The tenant's own limits; NULL: ENGRAM_RATE_LIMIT_RPS / ENGRAM_QUOTA_MESSAGES_PER_DAY.
     rate_limit_rps: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
     messages_per_day: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    # The audit trail (app/audit): off by default; its rows' lifetime (NULL: ENGRAM_AUDIT_RETENTION_DAYS).
+    audit: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false"))
+    )
+    audit_retention_days: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
 
 
 class ApiKey(SQLModel, table=True):
@@ -474,3 +479,34 @@ class FactEvent(SQLModel, table=True):
     )
     source_message_ids: list[uuid.UUID] = _uuids()
     created_at: datetime = _ts()
+
+
+class AuditEvent(SQLModel, table=True):
+    """Who (key) did what (operation, ids) to a tenant's memory, when, from where; never content.
+    Append-only: a trigger refuses UPDATE and TRUNCATE, and DELETE but for the retention sweep, a
+    user purge and a tenant's deletion (migration 0011)."""
+
+    __tablename__ = "audit_events"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id"], ["tenants.tenant_id"], ondelete="CASCADE"),
+        Index("ix_audit_events_tenant_id_id", "tenant_id", "id"),
+        Index("ix_audit_events_at", "at"),
+    )
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    at: datetime = _ts()
+    key_id: uuid.UUID | None = Field(default=None, sa_column=Column(UUID(as_uuid=True), nullable=True))
+    client: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    request_id: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    method: str = Field(sa_column=Column(Text, nullable=False))
+    # The API operation (the route's operation id: `append_messages`, `get_memory`, ...).
+    operation: str = Field(sa_column=Column(Text, nullable=False))
+    status: int = Field(sa_column=Column(Integer, nullable=False))
+    # Set only while the user / session exists when the event is written (a purge removes them).
+    user_id: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    session_id: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # The other ids the request named (message_id, fact_id, ...).
+    ids: dict[str, Any] = Field(
+        default_factory=dict,
+        sa_column=Column(JSONB, nullable=False, server_default=text("'{}'::jsonb")),
+    )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
+from app.audit.notes import note
 from app.deps import CheckedLimits, Config, Embed, Engine, TenantId
 from app.errors import problem_responses
 from app.search import service
@@ -31,8 +32,10 @@ async def search(
     limits: CheckedLimits,
     settings: Config,
     embedder: Embed,
+    request: Request,
 ) -> SearchResponse:
     body.check_limits(limits, settings.max_query_chars)
+    note(request, user_id=body.user_id, session_id=body.session_id)  # the audit trail's scope
     return await service.search_when_indexed(
         engine, tenant_id=tenant, req=body, embedder=embedder, settings=settings
     )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Request, Response
 
+from app.audit.notes import note
 from app.deps import Cache, CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId
 from app.errors import problem_responses
 from app.memory import evictions
@@ -25,16 +26,18 @@ router = APIRouter(prefix="/sessions", tags=["sessions"])
     responses=problem_responses(409, 413),
 )
 async def create_session(
-    body: SessionCreate, conn: Conn, tenant: TenantId, limits: CheckedLimits
+    body: SessionCreate, conn: Conn, tenant: TenantId, limits: CheckedLimits, request: Request
 ) -> SessionOut:
     body.check_limits(limits)
-    return await service.create_session(
+    out = await service.create_session(
         conn,
         tenant_id=tenant,
         session_id=body.session_id,
         user_id=body.user_id,
         metadata=body.metadata,
     )
+    note(request, session_id=out.session_id, user_id=out.user_id)  # the audit trail's ids
+    return out
 
 
 @router.get(

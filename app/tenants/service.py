@@ -93,22 +93,22 @@ async def revoke_key(conn: AsyncConnection, *, key_id: uuid.UUID) -> None:
         raise NotFound(f"No API key {key_id}.")
 
 
-KeyOwner = tuple[str, uuid.UUID, float | None, int | None]
+KeyOwner = tuple[str, uuid.UUID, float | None, int | None, bool]
 
 
 async def tenant_for_key(conn: AsyncConnection, *, key: str) -> KeyOwner | None:
-    """(tenant, key id, the tenant's requests per second, its messages per day) of a live key, or
-    None for an unknown or revoked one."""
+    """(tenant, key id, the tenant's requests per second, its messages per day, whether it keeps an
+    audit trail) of a live key, or None for an unknown or revoked one."""
     row = (
         await conn.execute(
             text(
-                "SELECT k.tenant_id, k.key_id, t.rate_limit_rps, t.messages_per_day FROM api_keys k "
+                "SELECT k.tenant_id, k.key_id, t.rate_limit_rps, t.messages_per_day, t.audit FROM api_keys k "
                 "JOIN tenants t USING (tenant_id) WHERE k.key_hash = :h AND k.revoked_at IS NULL"
             ),
             {"h": hash_key(key)},
         )
     ).first()
-    return (row[0], row[1], row[2], row[3]) if row else None
+    return (row[0], row[1], row[2], row[3], row[4]) if row else None
 
 
 async def set_limits(conn: AsyncConnection, *, tenant_id: str, limits: TenantLimits) -> TenantLimitsOut:

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.audit import service as audit
 from app.db.sql import jsonb
 from app.errors import NotFound
 from app.memory import evictions
@@ -101,4 +102,5 @@ async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> 
     ).scalar()
     if not found:
         raise NotFound(f"No user {user_id}.")
+    await audit.forget_user(conn, tenant_id=tenant_id, user_id=user_id)  # the audit trail too
     return evict

@@ -108,6 +108,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/tenants/{tenant_id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a tenant's audit setting
+         * @description Whether the tenant's reads and writes are recorded, and for how long.
+         */
+        get: operations["get_audit"];
+        /**
+         * Turn a tenant's audit trail on or off
+         * @description From now on (at once on this process, within ENGRAM_API_KEY_CACHE_SECONDS on the others) every request the tenant's keys make is recorded: who (key id), what (operation and the ids it names), when, from where (client address) and its status; never content.
+         */
+        put: operations["set_audit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants/{tenant_id}/audit/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a tenant's audit events
+         * @description Newest first, filtered, a page at a time.
+         */
+        get: operations["list_audit_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants/{tenant_id}/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a tenant's audit events
+         * @description Every matching event, oldest first, as JSON Lines (one `AuditEventOut` object per line), streamed.
+         */
+        get: operations["export_audit_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/tenants/{tenant_id}/limits": {
         parameters: {
             query?: never;
@@ -665,6 +729,104 @@ export interface components {
         AppendResponse: {
             /** Messages */
             messages: components["schemas"]["MessageOut"][];
+        };
+        /** AuditEventOut */
+        AuditEventOut: {
+            /**
+             * At
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            at: string;
+            /**
+             * Client
+             * @description The client's address.
+             */
+            client: string | null;
+            /**
+             * Id
+             * @description Increasing: later events have larger ids.
+             */
+            id: number;
+            /**
+             * Ids
+             * @description Other ids the request named (message_id, fact_id, ...).
+             */
+            ids: {
+                [key: string]: unknown;
+            };
+            /**
+             * Key Id
+             * @description The API key that made the request.
+             */
+            key_id: string | null;
+            /** Method */
+            method: string;
+            /**
+             * Operation
+             * @description The API operation (its operation id, e.g. `get_memory`).
+             */
+            operation: string;
+            /**
+             * Request Id
+             * @description The request's X-Request-ID.
+             */
+            request_id: string | null;
+            /**
+             * Session Id
+             * @description The session concerned (while the session exists).
+             */
+            session_id: string | null;
+            /**
+             * Status
+             * @description The HTTP status of the answer.
+             */
+            status: number;
+            /**
+             * User Id
+             * @description The user concerned (while the user exists).
+             */
+            user_id: string | null;
+        };
+        /**
+         * AuditSettings
+         * @example {
+         *       "enabled": true,
+         *       "retention_days": 365
+         *     }
+         */
+        AuditSettings: {
+            /**
+             * Enabled
+             * @description Record every read and write of the tenant's memory.
+             */
+            enabled: boolean;
+            /**
+             * Retention Days
+             * @description Days an event is kept (null: ENGRAM_AUDIT_RETENTION_DAYS).
+             */
+            retention_days?: number | null;
+        };
+        /**
+         * AuditSettingsOut
+         * @example {
+         *       "enabled": true,
+         *       "retention_days": 365
+         *     }
+         */
+        AuditSettingsOut: {
+            /**
+             * Enabled
+             * @description Record every read and write of the tenant's memory.
+             */
+            enabled: boolean;
+            /**
+             * Retention Days
+             * @description Days an event is kept (null: ENGRAM_AUDIT_RETENTION_DAYS).
+             */
+            retention_days?: number | null;
+            /** Tenant Id */
+            tenant_id: string;
         };
         /** Counts */
         Counts: {
@@ -1385,6 +1547,21 @@ export interface components {
          * @enum {string}
          */
         Order: "asc" | "desc";
+        /** Page[AuditEventOut] */
+        Page_AuditEventOut_: {
+            /** Items */
+            items: components["schemas"]["AuditEventOut"][];
+            /**
+             * Next Cursor
+             * @description Pass as `cursor` for the next page; null at the end.
+             */
+            next_cursor?: string | null;
+            /**
+             * Prev Cursor
+             * @description Pass as `cursor` for the page before this one.
+             */
+            prev_cursor?: string | null;
+        };
         /** Page[FactEventOut] */
         Page_FactEventOut_: {
             /** Items */
@@ -2431,6 +2608,297 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed with this credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_audit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditSettingsOut"];
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed with this credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_audit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditSettings"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditSettingsOut"];
+                };
+            };
+            /** @description Malformed JSON or an invalid cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed with this credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource in your tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body, content, batch or metadata over its limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_audit_events: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+                /** @description Only this operation. */
+                operation?: string | null;
+                /** @description Only requests made with this key. */
+                key_id?: string | null;
+                /** @description Only about this user. */
+                user_id?: string | null;
+                /** @description Only about this session. */
+                session_id?: string | null;
+                /** @description Only events at or after this time. */
+                since?: string | null;
+                /** @description Only events before this time. */
+                until?: string | null;
+            };
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_AuditEventOut_"];
+                };
+            };
+            /** @description Malformed JSON or an invalid cursor. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or unknown API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not allowed with this credential. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The input has the wrong shape or values. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    export_audit_events: {
+        parameters: {
+            query?: {
+                /** @description Only this operation. */
+                operation?: string | null;
+                /** @description Only requests made with this key. */
+                key_id?: string | null;
+                /** @description Only about this user. */
+                user_id?: string | null;
+                /** @description Only about this session. */
+                session_id?: string | null;
+                /** @description Only events at or after this time. */
+                since?: string | null;
+                /** @description Only events before this time. */
+                until?: string | null;
+            };
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
             };
             /** @description Missing or unknown API key. */
             401: {

@@ -2,6 +2,10 @@
 
 from .append_request import AppendRequest
 from .append_response import AppendResponse
+from .audit_event_out import AuditEventOut
+from .audit_event_out_ids import AuditEventOutIds
+from .audit_settings import AuditSettings
+from .audit_settings_out import AuditSettingsOut
 from .counts import Counts
 from .extract_accepted import ExtractAccepted
 from .extraction_state import ExtractionState
@@ -37,6 +41,7 @@ from .message_patch_metadata_type_0 import MessagePatchMetadataType0
 from .mode import Mode
 from .omitted import Omitted
 from .order import Order
+from .page_audit_event_out import PageAuditEventOut
 from .page_fact_event_out import PageFactEventOut
 from .page_fact_out import PageFactOut
 from .page_failed_item import PageFailedItem
@@ -79,6 +84,10 @@ from .user_upsert_metadata import UserUpsertMetadata
 __all__ = (
     "AppendRequest",
     "AppendResponse",
+    "AuditEventOut",
+    "AuditEventOutIds",
+    "AuditSettings",
+    "AuditSettingsOut",
     "Counts",
     "ExtractAccepted",
     "ExtractionState",
@@ -114,6 +123,7 @@ __all__ = (
     "Mode",
     "Omitted",
     "Order",
+    "PageAuditEventOut",
     "PageFactEventOut",
     "PageFactOut",
     "PageFailedItem",
