@@ -19,8 +19,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.audit.retention import expire
-from tests.conftest import client_for
-from tests.dbutil import engine_for, fetch, until
+from tests.support.app import client_for
+from tests.support.db import engine_for, fetch, until
 
 SECRET = "SECRET-7f3a9c-planted"
 
