@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
+from pgvector.asyncpg import register_vector
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from app.config import Settings
@@ -47,7 +50,22 @@ def make_engine(
         json_deserializer=loads,
     )
     count_session_end_as_disconnect(engine)
+    binary_vectors(engine)
     return engine
+
+
+def binary_vectors(engine: AsyncEngine) -> None:
+    """Every new connection sends and reads `vector` in pgvector's binary format (the `pgvector`
+    package's asyncpg codec): parameters are float32 arrays (app.db.vectors), results
+    `pgvector.Vector`s; no `%.7g` text printed and parsed per value."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _register(dbapi_connection: Any, _record: Any) -> None:
+        try:
+            dbapi_connection.run_async(register_vector)
+        except ValueError as exc:  # a database without the extension yet (before `migrate`)
+            if "unknown type" not in str(exc):
+                raise
 
 
 def make_export_engine(settings: Settings, url: str) -> AsyncEngine:

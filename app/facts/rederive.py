@@ -19,11 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
-import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.db.vectors import from_db_vector
 from app.facts import events
 from app.facts.reconcile import Current, SpeakerFacts
 
@@ -138,7 +137,7 @@ async def with_restored(conn: AsyncConnection, *, tenant_id: str, p: Plan) -> Pl
         await conn.execute(
             text(
                 "SELECT fact_id, content, subject, exclusive, valid_from, importance, source_message_ids, "
-                "speaker, embedding::text AS vec FROM facts "
+                "speaker, embedding AS vec FROM facts "
                 "WHERE tenant_id = :t AND superseded_by = ANY(CAST(:ids AS uuid[]))"
             ),
             {"t": tenant_id, "ids": lost},
@@ -158,7 +157,7 @@ def current_from_row(r: Any) -> Current:
         valid_from=r.valid_from,
         importance=r.importance,
         source_message_ids=tuple(r.source_message_ids),
-        vector=np.asarray(orjson.loads(r.vec), dtype=np.float32) if r.vec is not None else None,
+        vector=from_db_vector(r.vec),
     )
 
 

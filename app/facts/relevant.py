@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.db.vectors import vector_literal
+from app.db.vectors import as_db_vector
 from app.facts.forgetting import decayed_importance
 
 IMPORTANCE_WEIGHT = 0.1  # how much faded importance adds to a cosine when ranking
@@ -57,7 +57,7 @@ async def relevant_facts(
     params: dict[str, Any] = {"t": tenant_id, "u": user_id, "n": limit, "min_score": min_score}
     if query_vector is not None:
         anchor = "CAST(:qv AS vector)"
-        params["qv"] = vector_literal(query_vector)
+        params["qv"] = as_db_vector(query_vector)
     elif anchor_seq is not None:
         anchor = "(SELECT embedding FROM messages WHERE tenant_id = :t AND session_id = :s AND seq = :seq)"
         params["s"], params["seq"] = session_id, anchor_seq

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.ai.fact_extractor import FactExtractor, TurnRef
 from app.ai.offload import Offload, inline
-from app.db.vectors import vector_literal
+from app.db.vectors import Vec, as_db_vector
 from app.facts import events, rederive
 from app.facts.reconcile import (
     Add,
@@ -171,7 +171,7 @@ async def user_facts(
             text(
                 "SELECT fact_id, content, subject, exclusive, valid_from, importance, source_message_ids, "
                 "speaker, invalid_at IS NULL AS valid, "
-                "CASE WHEN invalid_at IS NULL THEN embedding::text END AS vec FROM facts "
+                "CASE WHEN invalid_at IS NULL THEN embedding END AS vec FROM facts "
                 "WHERE tenant_id = :t AND user_id = :u ORDER BY valid_from, fact_id"
             ),
             {"t": tenant_id, "u": user_id},
@@ -296,7 +296,7 @@ async def apply(
                     "valid_from": c.valid_from,
                     "invalid_at": op.invalid_at,
                     "superseded_by": op.superseded_by,
-                    "v": vector_literal(op.vector),
+                    "v": as_db_vector(op.vector),
                     "speaker": c.speaker,
                 },
             )
@@ -389,8 +389,8 @@ _CLAIM_UNEMBEDDED = text(
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
 _STORE_VECTORS = text(
-    "UPDATE facts f SET embedding = CAST(v.e AS vector), embed_error = NULL "
-    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, e) WHERE f.fact_id = v.id"
+    "UPDATE facts f SET embedding = v.e, embed_error = NULL "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS vector[])) AS v(id, e) WHERE f.fact_id = v.id"
 )
 _FAIL_VECTORS = text(
     "UPDATE facts SET embed_attempts = embed_attempts + 1, embed_error = :err, "
@@ -419,10 +419,10 @@ class EmbedFacts:
         rows = (await conn.execute(_CLAIM_UNEMBEDDED, {"n": self.limit})).all()
         return [Unembedded(r.fact_id, r.content) for r in rows]
 
-    async def call(self, items: Sequence[Unembedded]) -> list[str]:
-        return [vector_literal(v) for v in await self.embedder.embed([i.content for i in items])]
+    async def call(self, items: Sequence[Unembedded]) -> list[Vec]:
+        return [as_db_vector(v) for v in await self.embedder.embed([i.content for i in items])]
 
-    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unembedded, str]]) -> None:
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unembedded, Vec]]) -> None:
         await conn.execute(
             _STORE_VECTORS, {"ids": [f.fact_id for f, _ in done], "vecs": [v for _, v in done]}
         )

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.db.index_text import message_text
-from app.db.vectors import vector_literal
+from app.db.vectors import Vec, as_db_vector
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
 from app.jobs.retry import RetryPolicy, next_try
 
@@ -78,9 +78,9 @@ _CLAIM_REST = text(
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
 _STORE = text(
-    "UPDATE messages m SET embedding = CAST(v.e AS vector), embed_status = 'done', "
+    "UPDATE messages m SET embedding = v.e, embed_status = 'done', "
     "embed_attempts = m.embed_attempts + 1, embed_error = NULL, embedded_at = clock_timestamp() "
-    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, e) "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS vector[])) AS v(id, e) "
     "WHERE m.message_id = v.id"
 )
 _FAIL = text(
@@ -149,10 +149,10 @@ class EmbedMessages:
             Pending(r.message_id, message_text(name=r.name, content=r.content), r.trace_parent) for r in rows
         ]
 
-    async def call(self, items: Sequence[Pending]) -> list[str]:
-        return [vector_literal(v) for v in await self.embedder.embed([i.content for i in items])]
+    async def call(self, items: Sequence[Pending]) -> list[Vec]:
+        return [as_db_vector(v) for v in await self.embedder.embed([i.content for i in items])]
 
-    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, str]]) -> None:
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, Vec]]) -> None:
         await conn.execute(_STORE, {"ids": [i.message_id for i, _ in done], "vecs": [v for _, v in done]})
 
     async def fail(

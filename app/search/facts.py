@@ -20,6 +20,7 @@ from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.config import Settings
+from app.db.vectors import Vec
 from app.search import ranking
 from app.search import sql as q
 from app.search.schemas import Kind, Mode, SearchRequest
@@ -84,7 +85,7 @@ def build_scope(tenant_id: str, req: SearchRequest) -> Scope | None:
 def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # MATERIALIZED fences the planner off the HNSW index, as for messages: every fact in scope is
     # scored, so filters never starve the result.
-    vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    vec = ", embedding AS vec" if with_vectors else ""
     return q.bind(
         f"WITH scoped AS MATERIALIZED ("
         f"  SELECT {COLS}, embedding FROM facts WHERE {scope.where} AND embedding IS NOT NULL) "
@@ -95,7 +96,7 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 
 
 def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
-    vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    vec = ", embedding AS vec" if with_vectors else ""
     return q.bind(
         f"WITH near AS MATERIALIZED ("
         f"  SELECT {COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM facts "
@@ -129,7 +130,7 @@ def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool) -> Text
     embedded has no cosine (NULL), so hybrid scores it by its words alone."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
-        extra += ", CAST(embedding AS text) AS vec"
+        extra += ", embedding AS vec"
     sql = KEYWORD_SQL.format(cols=COLS, names=NAMES, owner=scope.weights, where=scope.where, extra=extra)
     return q.bind(sql, scope)
 
@@ -148,7 +149,7 @@ async def candidates(
     scope: Scope,
     req: SearchRequest,
     *,
-    query_vec: str | None,
+    query_vec: Vec | None,
     n: int,
     with_vectors: bool,
     weighted: bool,

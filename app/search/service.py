@@ -8,14 +8,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
 from sqlalchemy import TextClause
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.ai.embedder import Embedder
 from app.config import Settings
-from app.db.vectors import vector_literal
-from app.jsonutil import loads
+from app.db.vectors import as_db_vector, from_db_vector
 from app.search import facts, ranking, summaries, when
 from app.search import sql as q
 from app.search.schemas import (
@@ -63,7 +61,7 @@ async def search(
         cands, sem_ids, kw_ids = await _messages(
             conn, scope, req, query_vec, n, with_vectors=with_vectors, weighted=weighted, settings=settings
         )
-    query_lit = None if query_vec is None else vector_literal(query_vec)
+    query_lit = None if query_vec is None else as_db_vector(query_vec)
     others: list[tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]] = []
     if summary_scope is not None:
         more = await summaries.candidates(
@@ -109,8 +107,8 @@ async def search(
         ordered = [c for c in ordered if _rounded(c.score) >= req.min_score]
     if with_vectors:
         for c in ordered:
-            if c.row.get("vec"):
-                c.vector = np.asarray(loads(c.row["vec"]), dtype=np.float32)
+            if c.row.get("vec") is not None:
+                c.vector = from_db_vector(c.row["vec"])
         ordered = await _diversify(ordered, req.mmr or 0.0, req.limit)
     top = ordered[: req.limit]
     await _cite(conn, tenant_id, top)
@@ -140,7 +138,7 @@ async def _messages(
     if req.mode in (Mode.keyword, Mode.hybrid):
         params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
         if weighted:
-            params["q"] = vector_literal(query_vec)
+            params["q"] = as_db_vector(query_vec)
         keyword_rows = await _rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
@@ -207,7 +205,7 @@ async def _neighbours(
     sids, seqs = ranking.context_window(best[: settings.search_context_candidates])
     if not sids:
         return []
-    params = {**scope.params, "q": vector_literal(query_vec), "nsids": sids, "nseqs": seqs}
+    params = {**scope.params, "q": as_db_vector(query_vec), "nsids": sids, "nseqs": seqs}
     rows = await _rows(conn, q.neighbours_query(scope, with_vectors), params)
     for row in rows:
         if row["eligible"] and row["semantic"] is not None and row["message_id"] not in cands:
@@ -250,7 +248,7 @@ async def _semantic(
     with_vectors: bool,
     settings: Settings,
 ) -> list[dict[str, Any]]:
-    params = {**scope.params, "q": vector_literal(vector), "n": n}
+    params = {**scope.params, "q": as_db_vector(vector), "n": n}
     exact = scope.narrow
     if not exact:
         size = (

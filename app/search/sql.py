@@ -87,7 +87,7 @@ def scope_size_query(scope: Scope) -> TextClause:
 def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # MATERIALIZED fences the planner off the HNSW index: the scope's rows are read through the
     # b-tree and every one is scored, so a filtered search always fills its limit.
-    vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    vec = ", embedding AS vec" if with_vectors else ""
     return bind(
         f"WITH scoped AS MATERIALIZED ("
         f"  SELECT {HIT_COLS}, embedding FROM messages "
@@ -113,7 +113,7 @@ ANN_SETTINGS = text(
 def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # pgvector >= 0.8 iterative index scan: keeps walking the graph until :n rows pass the filters
     # (relaxed order, so the CTE re-sorts by exact distance).
-    vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    vec = ", embedding AS vec" if with_vectors else ""
     return bind(
         f"WITH near AS MATERIALIZED ("
         f"  SELECT {HIT_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
@@ -177,7 +177,7 @@ def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False)
     """Keyword hits with their relevance; `with_semantic` adds each hit's cosine to :q (hybrid)."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
-        extra += ", CAST(embedding AS text) AS vec"
+        extra += ", embedding AS vec"
     sql = KEYWORD_SQL.format(cols=HIT_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
     return bind(sql, scope)
 
@@ -185,7 +185,7 @@ def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False)
 def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
     """The turns at (:nsids[i], :nseqs[i]) in the tenant/user scope, with their cosine to :q and
     whether they pass the filters too (`eligible`: they may be returned, not only lend context)."""
-    vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    vec = ", embedding AS vec" if with_vectors else ""
     eligible = " AND ".join(scope.filters) or "TRUE"
     return bind(
         f"SELECT {HIT_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic, ({eligible}) AS eligible"

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.db.vectors import Vec
 from app.search import ranking
 from app.search import sql as q
 from app.search.schemas import Kind, Mode, SearchRequest
@@ -45,7 +46,7 @@ def pending_query(scope: q.Scope) -> TextClause:
 
 
 def semantic_query(scope: q.Scope, with_vectors: bool) -> TextClause:
-    vec = ", CAST(embedding AS text) AS vec" if with_vectors else ""
+    vec = ", embedding AS vec" if with_vectors else ""
     return q.bind(
         f"SELECT {COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} FROM summaries "
         f"WHERE {scope.where} AND embedding IS NOT NULL "
@@ -72,7 +73,7 @@ def keyword_query(scope: q.Scope, with_vectors: bool, with_semantic: bool) -> Te
     """Like messages' keyword query: the weights come from the scope's messages (`owner`)."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
-        extra += ", CAST(embedding AS text) AS vec"
+        extra += ", embedding AS vec"
     sql = KEYWORD_SQL.format(cols=COLS, names=NAMES, owner=scope.owner_where, where=scope.where, extra=extra)
     return q.bind(sql, scope)
 
@@ -87,14 +88,14 @@ async def candidates(
     scope: q.Scope,
     req: SearchRequest,
     *,
-    query_vec: str | None,
+    query_vec: Vec | None,
     n: int,
     with_vectors: bool,
     weighted: bool,
     idf_cap: int,
 ) -> tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]:
     """The summaries matching the query by meaning and by words, merged, as the service reads
-    messages: `query_vec` (a vector literal) for the semantic and hybrid modes, and with `weighted`
+    messages: `query_vec` (app.db.vectors.as_db_vector) for the semantic and hybrid modes, and with `weighted`
     (hybrid's weighted fusion) each keyword hit's cosine too."""
     semantic: list[dict[str, Any]] = []
     keyword: list[dict[str, Any]] = []

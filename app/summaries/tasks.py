@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.ai.summarizer import Summarizer, Turn
 from app.ai.tokenizer import Tokenizer
-from app.db.vectors import vector_literal
+from app.db.vectors import Vec, as_db_vector
 from app.jobs import queue
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
@@ -48,7 +48,7 @@ class Due:
 @dataclass(frozen=True)
 class Summary:
     content: str
-    vector: str
+    vector: Vec
 
 
 class Summarize:
@@ -105,7 +105,7 @@ class Summarize:
             previous=due.previous, turns=due.turns, max_tokens=self.policy.max_tokens
         )
         vector = (await self.embedder.embed([content]))[0]
-        return [Summary(content, vector_literal(vector))]
+        return [Summary(content, as_db_vector(vector))]
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Due, Summary | None]]) -> None:
         for due, summary in done:

@@ -16,7 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
-from app.db.vectors import vector_literal
+from app.db.vectors import Vec, as_db_vector
 from app.jobs import queue
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
@@ -28,8 +28,8 @@ _PENDING = text(
     "AND embedding IS NULL ORDER BY to_seq LIMIT :n"
 )
 _STORE = text(
-    "UPDATE summaries x SET embedding = CAST(v.e AS vector) "
-    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS text[])) AS v(id, e) "
+    "UPDATE summaries x SET embedding = v.e "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS vector[])) AS v(id, e) "
     "WHERE x.tenant_id = :t AND x.summary_id = v.id"
 )
 
@@ -58,13 +58,13 @@ class EmbedSummaries:
         params = {"t": job.tenant_id, "s": job.session_id, "n": self.batch_size}
         return [Unembedded(job, (await conn.execute(_PENDING, params)).all())]
 
-    async def call(self, items: Sequence[Unembedded]) -> list[list[str]]:
+    async def call(self, items: Sequence[Unembedded]) -> list[list[Vec]]:
         (batch,) = items
         if not batch.rows:
             return [[]]
-        return [[vector_literal(v) for v in await self.embedder.embed([r.content for r in batch.rows])]]
+        return [[as_db_vector(v) for v in await self.embedder.embed([r.content for r in batch.rows])]]
 
-    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unembedded, list[str]]]) -> None:
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Unembedded, list[Vec]]]) -> None:
         for batch, vectors in done:
             t, s = batch.job.tenant_id, batch.job.session_id
             if vectors:

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.ai.local_embedder import LocalEmbedder
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
-from app.db.vectors import vector_literal
+from app.db.vectors import as_db_vector
 from app.main import create_app
 from app.search import service
 from app.search.facts import IMPORTANCE_WEIGHT
@@ -61,7 +61,7 @@ class Facts:
         invalid_at: datetime | None = None,
     ) -> str:
         fact_id = uuid.uuid4()
-        vec = vector_literal((await self.embedder.embed([content]))[0]) if embed else None
+        vec = as_db_vector((await self.embedder.embed([content]))[0]) if embed else None
         async with self.db.begin() as conn:
             await conn.execute(
                 text(

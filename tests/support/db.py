@@ -12,7 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from app.db.embedded import EmbeddedPostgres
-from app.db.engine import async_url
+from app.db.engine import async_url, binary_vectors
 from app.db.migrate import upgrade
 
 
@@ -30,7 +30,9 @@ async def create_database(pg: EmbeddedPostgres, *, migrate: bool = True) -> str:
 
 
 def engine_for(url: str) -> AsyncEngine:
-    return create_async_engine(async_url(url))
+    engine = create_async_engine(async_url(url))
+    binary_vectors(engine)  # vectors travel as in the app
+    return engine
 
 
 async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
