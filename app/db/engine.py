@@ -100,6 +100,10 @@ AfterCommit = list[Callable[[], Awaitable[None]]]
 async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
     """One transaction per request: committed when the handler returns, rolled back if it raises.
 
+    Begun lazily, by the first statement (SQLAlchemy's autobegin): a handler whose one statement
+    is atomic on its own may send it on the driver's connection before that (app.db.sql.driver),
+    in autocommit, one round trip without BEGIN and COMMIT.
+
     Used with `scope="function"` so the commit happens before the response is sent: an
     acknowledged write is a durable write. Work the handler puts in `request.state.after_commit`
     runs after a commit and still before the response (never after a rollback): what the client
@@ -108,8 +112,10 @@ async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
     engine: AsyncEngine = request.state.engine
     after: AfterCommit = []
     request.state.after_commit = after
-    async with engine.begin() as conn:
+    async with engine.connect() as conn:
         yield conn
+        if conn.in_transaction():
+            await conn.commit()
     for work in after:
         await work()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.tokenizer import Tokenizer
 from app.cache import Version
-from app.db.sql import jsonb
+from app.db.sql import Direct, driver, jsonb
 from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
 from app.facts.rederive import record_change
 from app.jsonutil import canonical, dumps
@@ -60,6 +61,7 @@ _APPEND = text(
     RETURNING {_COLS}, (SELECT cache_gen FROM s) AS cache_gen, (SELECT epoch FROM s) AS epoch
     """
 )
+_APPEND_DIRECT = Direct.of(_APPEND)
 
 
 @dataclass(frozen=True)
@@ -102,31 +104,30 @@ async def append_messages(
 
     msgs = body.messages
     toks = tokenizer.count_many([m.content for m in msgs])
-    rows = (
-        (
-            await conn.execute(
-                _APPEND,
-                {
-                    "t": tenant_id,
-                    "sid": session_id,
-                    "n": len(msgs),
-                    "ids": [uuid.uuid4() for _ in msgs],
-                    "roles": [m.role.value for m in msgs],
-                    "names": [m.name for m in msgs],
-                    "contents": [m.content for m in msgs],
-                    "metas": [dumps(m.metadata).decode() for m in msgs],
-                    "toks": toks,
-                    "tok_sum": sum(toks),
-                    "ats": [m.created_at for m in msgs],
-                    **policy.sql_params(),
-                    "extract": extract_facts and any(m.role.value == "user" for m in msgs),
-                    "tp": current_traceparent(),  # None unless tracing is on
-                },
-            )
+    params = {
+        "t": tenant_id,
+        "sid": session_id,
+        "n": len(msgs),
+        "ids": [uuid.uuid4() for _ in msgs],
+        "roles": [m.role.value for m in msgs],
+        "names": [m.name for m in msgs],
+        "contents": [m.content for m in msgs],
+        "metas": [dumps(m.metadata).decode() for m in msgs],
+        "toks": toks,
+        "tok_sum": sum(toks),
+        "ats": [m.created_at for m in msgs],
+        **policy.sql_params(),
+        "extract": extract_facts and any(m.role.value == "user" for m in msgs),
+        "tp": current_traceparent(),  # None unless tracing is on
+    }
+    if idempotency_key is None and not conn.in_transaction():
+        # The statement is atomic on its own: sent by itself, in autocommit, it is one round
+        # trip (no BEGIN and COMMIT), and committed when it returns.
+        rows: Sequence[Any] = await (await driver(conn)).fetch(
+            _APPEND_DIRECT.sql, *_APPEND_DIRECT.args(params)
         )
-        .mappings()
-        .all()
-    )
+    else:
+        rows = (await conn.execute(_APPEND, params)).mappings().all()
     if not rows:
         await _why_not_appended(conn, tenant_id=tenant_id, session_id=session_id)
     answer = AppendResponse(
