@@ -15,6 +15,7 @@ from app.lifespan import make_lifespan
 from app.logging import configure_logging
 from app.mcp.http import PATH as MCP_PATH
 from app.mcp.http import McpEndpoint
+from app.memory.router import lean_routes as memory_lean_routes
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
@@ -56,6 +57,7 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
     # MCP (Streamable HTTP) beside the REST routes, under the same middleware; not in the spec.
     app.add_route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)  # type: ignore[arg-type]
     app.router.routes.insert(0, app.router.routes.pop())  # matched first, not after every /v1 route
+    app.router.routes[0:0] = memory_lean_routes  # the hottest routes without FastAPI's layers
     app.include_router(make_ui_router())  # the memory inspector (docs/ui.md)
     install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.
