@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test test-fast lint openapi clients bench-append bench-hostile clean
+.PHONY: serve test test-fast lint openapi clients bench bench-append bench-hostile clean
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
@@ -50,6 +50,14 @@ openapi: $(STAMP)        ## regenerate openapi/openapi.json from the app
 
 clients: $(STAMP)        ## regenerate openapi/clients/{python,typescript} from openapi/openapi.json
 	scripts/gen-clients
+
+bench: $(STAMP)          ## the headline figures in under 10 minutes: append, memory read, indexing (prints them)
+	# Short runs of the full benchmarks (each starts its own PostgreSQL and API processes, stops
+	# them after): 2 API processes, 3 interleaved rounds each, medians. See docs/benchmarks.md.
+	scripts/ensure-redis
+	$(BIN)/python bench/append.py --api-workers 2 --only single batch100 --concurrency 16 --seconds 8 --warmup 2 --repeat 3 --quiet-wait 5
+	$(BIN)/python bench/memory.py --procs 2 --budgets 2000 --scenarios redis --sessions 20 --seconds 8 --warmup 3 --repeat 3 --quiet-wait 5
+	$(BIN)/python bench/indexing.py throughput --n 3000 --backends onnx-int8-mixed --batch-sizes 128 --repeat 3 --load-wait 10
 
 bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
 	$(BIN)/python bench/append.py

@@ -839,11 +839,14 @@ async def store_probe(
     """What the worker's write costs at this scale: its exact UPDATE of `n` new messages of one
     user, in batches of 128, with real vectors; then the same on another `n` rows with the HNSW
     index dropped inside a transaction that is rolled back (what the HNSW insert costs)."""
-    from app.db.vectors import vector_literal
+    from pgvector.asyncpg import register_vector
+
+    from app.db.vectors import as_db_vector
     from app.indexing.tasks import _STORE
 
     sql = _STORE.text.replace(":ids", "$1").replace(":vecs", "$2")
     db = await asyncpg.connect(url)
+    await register_vector(db)  # the worker's binary format (app.db.engine)
     out: dict[str, Any] = {"rows": n}
     try:
         await db.execute(
@@ -875,7 +878,7 @@ async def store_probe(
                 if label == "without HNSW":
                     await db.execute("DROP INDEX ix_messages_embedding_hnsw")
                 for start in range(lo, lo + n, 128):
-                    lits = [vector_literal(vecs[i]) for i in picks[start : start + 128]]
+                    lits = [as_db_vector(vecs[i]) for i in picks[start : start + 128]]
                     t0 = time.perf_counter()
                     await db.execute(sql, ids[start : start + 128], lits)
                     per_row.append((time.perf_counter() - t0) * 1000 / len(lits))
