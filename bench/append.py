@@ -221,7 +221,7 @@ def stop_api(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=10)
 
 
-def wait_ready(base_url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 90.0) -> None:
+def wait_ready(base_url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 300.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
