@@ -258,3 +258,7 @@ def _record_signal(signum: int, frame: FrameType | None) -> None:
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":  # `python -m app.cli`
+    main()

@@ -22,8 +22,8 @@ from app.auth import Caller, KeyResolver, bearer_token, check_admin
 from app.config import Settings
 from app.db.outage import is_outage
 from app.errors import AppError, ServiceUnavailable, Unauthorized
-from app.mcp.http import IN_PROCESS
-from app.mcp.http import PATH as MCP_PATH
+from app.mcp.route import IN_PROCESS
+from app.mcp.route import PATH as MCP_PATH
 from app.middleware import refuse
 from app.ratelimit.limiter import Counter, RateLimited, messages_per_day, per_second
 

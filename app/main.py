@@ -13,8 +13,8 @@ from app.errors import install_error_handlers
 from app.gate import GateMiddleware
 from app.lifespan import make_lifespan
 from app.logging import configure_logging
-from app.mcp.http import PATH as MCP_PATH
-from app.mcp.http import McpEndpoint
+from app.mcp.endpoint import McpEndpoint
+from app.mcp.route import PATH as MCP_PATH
 from app.memory.router import lean_routes as memory_lean_routes
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates

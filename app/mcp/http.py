@@ -1,4 +1,5 @@
-"""MCP over Streamable HTTP at /mcp, in the API's process.
+"""MCP over Streamable HTTP at /mcp, in the API's process (the SDK's side; app/mcp/endpoint.py
+checks auth first and loads this module on the first /mcp request).
 
 - Auth: the Bearer key of the REST API, checked before any MCP work (a missing, unknown or revoked
   key is the REST API's 401 problem); with auth off, the default tenant. A tool never takes a tenant.
@@ -12,30 +13,24 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import httpx
 from engram_client import AuthenticatedClient
-from fastapi import FastAPI
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.auth import authenticate
 from app.config import Settings
-from app.errors import AppError, problem_response
 from app.mcp.calls import EngramCalls
+from app.mcp.route import IN_PROCESS
 from app.mcp.server import build_server
 
-PATH = "/mcp"
-IN_PROCESS = "engram.in_process"  # scope key of a tool's REST call; no client can set a scope key
 _INTERNAL = "http://engram.internal"
-
-Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
 
 
 class _InProcess:
@@ -52,12 +47,11 @@ class _InProcess:
         await self.app(scope, receive, send)
 
 
-class McpEndpoint:
-    """The ASGI app at /mcp: auth first, then the SDK's Streamable HTTP session manager."""
+class McpHandler:
+    """The SDK's Streamable HTTP session manager, its tools calling this app in-process."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.app: ASGIApp | None = None  # this app and its lifespan state, set in its lifespan
-        self.state: dict[str, Any] = {}
+    def __init__(self, settings: Settings, app: ASGIApp, state: dict[str, Any]) -> None:
+        self.app, self.state = app, state
         self.manager = StreamableHTTPSessionManager(
             app=build_server(self._in_process),
             stateless=True,
@@ -68,28 +62,17 @@ class McpEndpoint:
             security_settings=None if settings.auth_on else _loopback_only(),
         )
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        try:
-            await authenticate(request)
-        except AppError as exc:
-            response = problem_response(
-                status=exc.status,
-                slug=exc.slug,
-                title=exc.title,
-                detail=exc.detail,
-                instance=scope["path"],
-                headers=exc.headers,
-            )
-            await response(scope, receive, send)
-            return
+    def running(self) -> AbstractAsyncContextManager[None]:
+        return self.manager.run()
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.manager.handle_request(scope, receive, send)
 
     @asynccontextmanager
     async def _in_process(self, ctx: ServerRequestContext[Any, Any]) -> AsyncIterator[EngramCalls]:
         """REST calls to this app as the MCP request's caller, under its request id."""
         request = ctx.request
-        assert isinstance(request, Request) and self.app is not None, "an HTTP request, in the lifespan"
+        assert isinstance(request, Request), "an HTTP request"
         state = {**self.state, "caller": request.state.caller}
         transport = httpx.ASGITransport(app=_InProcess(self.app, state))
         headers = {"X-Request-ID": str(request.state.request_id)}
@@ -97,20 +80,6 @@ class McpEndpoint:
             client = AuthenticatedClient(base_url=_INTERNAL, token="")
             client.set_async_httpx_client(http)
             yield EngramCalls(client)
-
-    def around(self, lifespan: Lifespan) -> Lifespan:
-        """The app's lifespan with the session manager running inside it."""
-
-        @asynccontextmanager
-        async def both(app: FastAPI) -> AsyncIterator[Any]:
-            async with lifespan(app) as state, self.manager.run():
-                self.app, self.state = app, dict(state or {})
-                try:
-                    yield state
-                finally:
-                    self.app, self.state = None, {}
-
-        return both
 
 
 def _loopback_only() -> TransportSecuritySettings:

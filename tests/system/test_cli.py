@@ -7,6 +7,7 @@ import json
 import signal
 import socket
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -43,10 +44,15 @@ async def http(server: Server) -> AsyncIterator[httpx.AsyncClient]:
         yield c
 
 
-def test_help_lists_the_commands() -> None:
-    out = subprocess.run([ENGRAM, "--help"], capture_output=True, text=True, check=True).stdout
-    for command in ("serve", "migrate", "openapi"):
-        assert command in out
+@pytest.mark.parametrize(
+    "command",
+    [[ENGRAM], [sys.executable, "-m", "app"], [sys.executable, "-m", "app.cli"]],
+    ids=["engram", "python -m app", "python -m app.cli"],
+)
+def test_help_lists_the_commands(command: list[str]) -> None:
+    out = subprocess.run([*command, "--help"], capture_output=True, text=True, check=True).stdout
+    for name in ("serve", "migrate", "openapi"):
+        assert name in out
 
 
 async def test_embedded_data_survives_a_restart_and_shutdown_is_clean(tmp_path: Path) -> None:
