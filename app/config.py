@@ -240,10 +240,10 @@ class Settings(BaseSettings):
         "conversation context) or `rrf` (plain reciprocal rank fusion of the two rankings).",
     )
     search_keyword_weight: float = Field(
-        0.5, ge=0, le=1, description="Hybrid: weight of the keyword score (0..1) added to the cosine."
+        0.7, ge=0, le=1, description="Hybrid: weight of the keyword score (0..1) added to the cosine."
     )
     search_keyword_gate: float = Field(
-        0.5,
+        0.4,
         ge=0,
         le=1,
         description="Hybrid: the cosine from which a hit's keyword score counts fully; below it, in "
@@ -274,11 +274,18 @@ class Settings(BaseSettings):
         "user's answer inherits.",
     )
     search_neighbour_context: float = Field(
-        0.1,
+        0.2,
         ge=0,
         le=1,
         description="Hybrid: share of the relevance of the more relevant of a turn's two neighbours "
         "(the turns just before and after it) the turn inherits.",
+    )
+    search_question_penalty: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="Hybrid: taken off a turn in proportion to how much of it is questions (a question "
+        "shares its topic with the answer but holds none).",
     )
     search_time_weight: float = Field(
         0.1,

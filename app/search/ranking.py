@@ -79,7 +79,7 @@ def mentions(words: set[str], name: str | None) -> bool:
 
 @dataclass(frozen=True)
 class Weights:
-    """Hybrid weights; all but `keyword` are bonuses or shares of a neighbour's relevance."""
+    """Hybrid weights; all but `keyword` are bonuses, penalties or shares of a neighbour's relevance."""
 
     keyword: float = 0.1
     role: float = 0.05
@@ -89,6 +89,7 @@ class Weights:
     neighbour: float = 0.0
     time: float = 0.0
     gate: float = 0.0
+    question: float = 0.0
 
     @property
     def ceiling(self) -> float:
@@ -105,10 +106,25 @@ def relevance(c: Candidate, w: Weights) -> float:
     reuse their answers' words); on an unrelated turn they are a coincidence (bench/recall's
     paraphrased questions share a word with many a distractor). A hit with no cosine yet (not
     embedded) is ungated."""
-    cos = max(c.semantic or 0.0, 0.0)
+    return float(relevances([c], w)[0])
+
+
+def relevances(cands: list[Candidate], w: Weights) -> npt.NDArray[np.float64]:
+    """`relevance` of each candidate, as one array."""
+    n = len(cands)
+    sem = np.fromiter((c.semantic if c.semantic is not None else np.nan for c in cands), np.float64, n)
+    kw = np.fromiter((c.keyword or 0.0 for c in cands), np.float64, n)
+    cos = np.maximum(np.nan_to_num(sem, nan=0.0), 0.0)
     # A hit not embedded yet (no cosine) is found by its words alone: they count fully.
-    gate = 1.0 if w.gate <= 0 or c.semantic is None else min(1.0, cos / w.gate)
-    return cos + w.keyword * gate * (c.keyword or 0.0)
+    gate = np.ones(n) if w.gate <= 0 else np.where(np.isnan(sem), 1.0, np.minimum(1.0, cos / w.gate))
+    out: npt.NDArray[np.float64] = cos + w.keyword * gate * kw
+    return out
+
+
+def by_relevance(cands: list[Candidate], w: Weights) -> list[Candidate]:
+    """The candidates, most relevant first (ties keep their order)."""
+    order = np.argsort(-relevances(cands, w), kind="stable")
+    return [cands[i] for i in order]
 
 
 def people_sessions(rows: Iterable[dict[str, Any]]) -> set[str]:
@@ -124,6 +140,23 @@ def people_sessions(rows: Iterable[dict[str, Any]]) -> set[str]:
         for sid, by_role in names.items()
         if by_role.get("assistant") and by_role.get("assistant", set()) - by_role.get("user", set())
     }
+
+
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def question_share(content: str) -> float:
+    """How much of a turn is questions: the share of its sentences' characters in those ending with
+    '?', for a turn that ends with one (else 0). "What did you name her?" is 1; "We got a puppy
+    last week! What should we name her?" about a half; "I asked him why?. He said no." 0."""
+    text = content.rstrip()
+    if not text.endswith("?"):
+        return 0.0
+    if text.count("?") + text.count(".") + text.count("!") == 1:
+        return 1.0  # one sentence
+    parts = [p.strip() for p in _SENTENCE.findall(text)]
+    asked = sum(len(p) for p in parts if p.endswith("?"))
+    return asked / max(sum(len(p) for p in parts), 1)
 
 
 def in_context(
@@ -143,64 +176,112 @@ def in_context(
       `answer` x the relevance of the question and of the turn before it.
     - Any turn inherits `neighbour` x the relevance of the more relevant of the turns just before and
       after it: what a turn means often shows only next to its neighbours ("Yes, last Friday!").
+    - A turn loses `question` x its share of questions (`question_share`): a question shares the
+      topic of what it asks about but holds no answer; the answer after it inherits its relevance.
     - Turns of the role the query is about (assistant when it asks what "you" said, else the user)
       get `role`, in sessions where `role_bias` (session id -> on) says so; turns whose speaker
       `name` the query mentions get `speaker`; turns sent within the `period` the query names
       (app/search/when.py) get `time`.
 
     `neighbours` are rows around the best candidates (with their cosine as `semantic`) that lend
-    context; those not among the candidates count with their cosine alone.
+    context; those not among the candidates count with their cosine alone. One pass of numpy over
+    the candidates and their neighbours (tests/api/test_search_quality.py keeps the loop it
+    replaced as the reference for its order).
     """
-    own: dict[tuple[str, int], float] = {}
-    turns: dict[tuple[str, int], dict[str, Any]] = {}
-    for row in neighbours:
-        key = (row["session_id"], row["seq"])
-        own[key] = max(float(row["semantic"] or 0.0), 0.0)
-        turns[key] = row
-    for c in cands.values():
-        key = (c.row["session_id"], c.row["seq"])
-        own[key] = relevance(c, w)
-        turns[key] = c.row
+    cl = list(cands.values())
+    n = len(cl)
+    if not n:
+        return
+    # Every turn that lends relevance: neighbours first, then candidates (a candidate's own
+    # relevance wins over its row's plain cosine when both are there).
+    rows = neighbours + [c.row for c in cl]
+    own = np.concatenate(
+        [
+            np.maximum(np.fromiter((float(r["semantic"] or 0.0) for r in neighbours), np.float64), 0.0),
+            relevances(cl, w),
+        ]
+    )
+    sids: dict[str, int] = {}
+    sess = np.fromiter((sids.setdefault(r["session_id"], len(sids)) for r in rows), np.int64, len(rows))
+    seq = np.fromiter((r["seq"] for r in rows), np.int64, len(rows))
+    keys = sess * (1 << 40) + seq
+    # The last row of each key wins (a candidate over its neighbour row), as a dict update would.
+    uniq, last = np.unique(keys[::-1], return_index=True)
+    at = len(rows) - 1 - last  # row index of each unique key
+
+    def lookup(shift: int) -> npt.NDArray[np.int64]:
+        """Row index of the turn `shift` seqs from each candidate, -1 where it is not known."""
+        want = keys[-n:] + shift
+        pos = np.minimum(np.searchsorted(uniq, want), len(uniq) - 1)
+        found: npt.NDArray[np.int64] = np.where(uniq[pos] == want, at[pos], -1)
+        return found
+
+    def rel(idx: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        return np.where(idx >= 0, own[idx], 0.0)
+
+    prev, prev2, nxt = lookup(-1), lookup(-2), lookup(1)
+    score = own[-n:].copy()
+    role = np.array([c.row["role"] for c in cl])
     assistant = about_assistant(query)
-    words = set(_WORD.findall(query.lower()))
-    bias = role_bias or {}
-    for c in cands.values():
-        sid, seq, role = c.row["session_id"], c.row["seq"], c.row["role"]
-        score = own[(sid, seq)]
-        prev = turns.get((sid, seq - 1))
-        if role == "assistant" and assistant:
-            score += w.reply * own.get((sid, seq - 1), 0.0)
-        elif role == "user" and _is_question(prev):
-            score += w.answer * (own[(sid, seq - 1)] + own.get((sid, seq - 2), 0.0))
-        if w.neighbour:
-            score += w.neighbour * max(own.get((sid, seq - 1), 0.0), own.get((sid, seq + 1), 0.0))
-        if bias.get(sid, True) and role == ("assistant" if assistant else "user"):
-            score += w.role
-        if mentions(words, c.row["name"]):
-            score += w.speaker
-        if period is not None and period[0] <= c.row["created_at"] < period[1]:
-            score += w.time
-        c.fused = min(score / w.ceiling, 1.0)
-    # Where two people talk (no role bias), a question never outranks the answer right after it
-    # from the other one: whatever made the question relevant is what the answer answers ("Where
-    # did you move?" - "We found a flat in Porto"), and only the answer holds it. (Between a user and
-    # an assistant, the `answer` share above does this job; lifting every reply to its question
-    # cost bench/recall 2.6 points of Recall@10.)
-    by_turn = {(c.row["session_id"], c.row["seq"]): c for c in cands.values()}
-    for (sid, seq), c in by_turn.items():
-        asked = by_turn.get((sid, seq - 1))
-        if bias.get(sid, True) or asked is None:
-            continue
-        if asked.fused >= c.fused and _asks(asked.row, c.row):
-            c.fused, asked.fused = asked.fused, asked.fused - 1e-6  # the answer first, a hair above
+    if assistant:
+        score += np.where(role == "assistant", w.reply * rel(prev), 0.0)
+    if w.answer:
+        asks = np.array([_is_question(rows[i]) if i >= 0 else False for i in prev.tolist()], dtype=bool)
+        answers = asks & (role == "user")
+        score += np.where(answers, w.answer * (rel(prev) + rel(prev2)), 0.0)
+    if w.neighbour:
+        score += w.neighbour * np.maximum(rel(prev), rel(nxt))
+    if w.question:
+        score -= w.question * np.fromiter((question_share(c.row["content"]) for c in cl), np.float64, n)
+    if w.role:
+        bias = role_bias or {}
+        on = np.fromiter((bias.get(c.row["session_id"], True) for c in cl), bool, n)
+        score += np.where(on & (role == ("assistant" if assistant else "user")), w.role, 0.0)
+    if w.speaker:
+        words = set(_WORD.findall(query.lower()))
+        names = [c.row["name"] for c in cl]
+        named = {name: mentions(words, name) for name in set(names)}
+        score += np.where(np.fromiter((named[x] for x in names), bool, n), w.speaker, 0.0)
+    if w.time and period is not None:
+        sent = np.fromiter((period[0] <= c.row["created_at"] < period[1] for c in cl), bool, n)
+        score += np.where(sent, w.time, 0.0)
+    fused = np.clip(score / w.ceiling, 0.0, 1.0)
+    _answers_first(cl, fused, prev, len(neighbours), role_bias or {})
+    for c, f in zip(cl, fused.tolist(), strict=True):
+        c.fused = f
+
+
+def _answers_first(
+    cl: list[Candidate],
+    fused: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.int64],
+    first_candidate: int,
+    bias: dict[str, bool],
+) -> None:
+    """Where two people talk (no role bias), a turn that is nothing but a question never outranks
+    the answer right after it from the other one: whatever made the question relevant is what the
+    answer answers ("Where did you move?" - "We found a flat in Porto"), and only the answer holds
+    it. Both get the question's score, the answer a hair above (from the scores before any such
+    swap). Questions with more in them are left to the `question` penalty: lifting every answer to
+    its question cost LoCoMo 4 points of Recall@1; between a user and an assistant, the `answer`
+    share does this job (lifting every reply cost bench/recall 2.6 points of Recall@10)."""
+    pre = fused.copy()
+    after = np.flatnonzero(prev >= first_candidate)  # candidates right after another candidate
+    before = prev[after] - first_candidate
+    outranked = pre[before] >= pre[after]
+    for i, j in zip(after[outranked].tolist(), before[outranked].tolist(), strict=True):
+        q, a = cl[j].row, cl[i].row
+        if not bias.get(a["session_id"], True) and _asks(q, a) and question_share(q["content"]) == 1.0:
+            fused[i], fused[j] = pre[j], pre[j] - 1e-6
 
 
 def on_its_own(cands: Iterable[Candidate], w: Weights) -> None:
     """Set `fused` from each candidate's own relevance, on the scale of `in_context`: for hits with
     no conversation around them (summaries), which so earn none of the turn bonuses. At equal
     cosine and keyword score a fitting turn thus ranks above a summary: it is the verbatim record."""
-    for c in cands:
-        c.fused = min(relevance(c, w) / w.ceiling, 1.0)
+    cl = list(cands)
+    for c, r in zip(cl, relevances(cl, w).tolist(), strict=True):
+        c.fused = min(r / w.ceiling, 1.0)
 
 
 def by_score(keys: list[Any], score: Callable[[Any], float]) -> list[Any]:

@@ -187,6 +187,7 @@ def weights(settings: Settings) -> ranking.Weights:
         neighbour=settings.search_neighbour_context,
         time=settings.search_time_weight,
         gate=settings.search_keyword_gate,
+        question=settings.search_question_penalty,
     )
 
 
@@ -201,7 +202,7 @@ async def _neighbours(
 ) -> list[dict[str, Any]]:
     """The turns around the best candidates: those passing the filters join the candidates (an
     answer may only be found through its question), the others only lend context."""
-    best = sorted(cands.values(), key=lambda c: ranking.relevance(c, weights), reverse=True)
+    best = ranking.by_relevance(list(cands.values()), weights)
     sids, seqs = ranking.context_window(best[: settings.search_context_candidates])
     if not sids:
         return []

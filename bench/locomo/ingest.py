@@ -59,7 +59,7 @@ async def engram(
     overrides: dict[str, Any] | None = None,
     pg_dir: Path | None = None,
     database: str | None = None,
-    backend: str = "onnx-int8",
+    backend: str | None = None,
 ) -> AsyncIterator[httpx.AsyncClient]:
     """An HTTP client for Engram: a running server at `url`, or else an in-process app (with its
     worker) over a fresh database `database` (default: a new random name) of an embedded PostgreSQL
@@ -101,9 +101,10 @@ async def engram(
             "run_worker": True,
             "migrate_on_start": False,
             "log_level": "warning",
-            "local_embedder_backend": backend,
             "model_cache_dir": ROOT / ".engram" / "models",
         }
+        if backend is not None:
+            values["local_embedder_backend"] = backend
         values.update(overrides or {})
         settings = Settings(**values)
         if not found:

@@ -1,6 +1,6 @@
 """Retrieval quality of Engram's search on generated multi-session conversations (issue 3, §5).
 
-    .venv/bin/python bench/recall/run.py                                  # onnx-int8, both splits
+    .venv/bin/python bench/recall/run.py                          # onnx-int8-mixed (the default), both splits
     .venv/bin/python bench/recall/run.py --backend onnx-int8 onnx torch --json /tmp/recall.json
 
 For each split (`tune`: seed 1, `heldout`: seed 2 with question phrasings `tune` never uses) and
@@ -405,7 +405,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--backend", nargs="+", default=["onnx-int8"], choices=["onnx-int8", "onnx", "torch"])
+    ap.add_argument(
+        "--backend",
+        nargs="+",
+        default=["onnx-int8-mixed"],
+        choices=["onnx-int8-mixed", "onnx-int8", "onnx", "torch"],
+    )
     ap.add_argument("--split", choices=["tune", "heldout", "both"], default="both")
     ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     ap.add_argument("--users", type=int, default=20)
