@@ -31,6 +31,7 @@ from app.ai.fact_extractor import (
     FactCandidate,
     FactKind,
     TurnRef,
+    speaker_of,
 )
 from app.ai.openai_client import RETRYABLE, make_client
 from app.ai.tokenizer import Tokenizer
@@ -235,9 +236,12 @@ def to_candidates(items: Sequence[Any], user_turns: Mapping[int, TurnRef]) -> li
         except ValidationError:
             dropped += 1
             continue
-        # Only what the user said is a source; a cited number that is no user message of this call
-        # is ignored, and a fact left with no source at all is not the user's.
-        sources = sorted({s for s in fact.source_seqs if s in user_turns})
+        # Only what a person said is a source (the user, or a named speaker: `speaker_of`); a cited
+        # number that is no such message of this call is ignored, and a fact left with no source
+        # at all is nobody's. A fact is about one person: the speaker of its first cited source.
+        cited = [s for s in fact.source_seqs if s in user_turns]
+        speaker = speaker_of(user_turns[cited[0]]) if cited else None
+        sources = sorted({s for s in cited if speaker_of(user_turns[s]) == speaker})
         content = _sentence(fact.content)
         if not sources or not content:
             dropped += 1
@@ -260,6 +264,7 @@ def to_candidates(items: Sequence[Any], user_turns: Mapping[int, TurnRef]) -> li
                 topics=_topics(fact.topics),
                 valid_from=_stated_start(fact.valid_from, said_at) or said_at,
                 source_message_ids=tuple(user_turns[s].message_id for s in sources),
+                speaker=speaker,
             )
         )
         if len(out) == MAX_FACTS:
@@ -288,8 +293,8 @@ class OpenAIFactExtractor:
     async def extract(
         self, *, turns: Sequence[TurnRef], known_subjects: Sequence[str]
     ) -> list[FactCandidate]:
-        user_turns = {t.seq: t for t in turns if t.role == "user" and not t.context and t.content.strip()}
-        if not user_turns:  # nothing the user said: no call
+        user_turns = {t.seq: t for t in turns if speaker_of(t) != "" and not t.context and t.content.strip()}
+        if not user_turns:  # nothing a person said: no call
             return []
         said = sorted((t for t in turns if t.content.strip()), key=lambda t: t.seq)
         prompt = load_prompt(PROMPT).substitute(
