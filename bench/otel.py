@@ -2,11 +2,12 @@
 throughput, on vs off, in interleaved rounds.
 
 Starts an embedded PostgreSQL, a sink for OTLP/HTTP (answers 200, counts bytes: the exporter's
-work is real) and two `engram serve` processes (auth on, worker off): one with tracing off, one
-with it on, exporting to the sink. Three configurations, each measured with `wrk` (single-message
-appends, then memory reads of sessions with 20 messages): tracing off, tracing on, and tracing off
-for a tenant whose audit trail is on. Each round runs them in a new random order; the table shows
-medians. On 2 shared cores the figures move with the machine's load: the load average is printed.
+work is real) and three `engram serve` processes (auth on, worker off): one with tracing off, one
+with it on, one with it on and 10 % of traces sampled, exporting to the sink. Four configurations,
+each measured with `wrk` (single-message appends, then memory reads of sessions with 20
+messages): tracing off, on, on with sampling, and off for a tenant whose audit trail is on. Each
+round runs them in a new random order; the table shows medians. On 2 shared cores the figures
+move with the machine's load: the load average is printed.
 
     .venv/bin/python bench/otel.py [--rounds 5] [--seconds 5] [--connections 8]
 """
@@ -179,15 +180,22 @@ def main() -> int:
             "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{sink.server_address[1]}",
             "OTEL_SERVICE_NAME": "engram-bench",
         }
+        sampled_env = {
+            **traced_env,
+            "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+            "OTEL_TRACES_SAMPLER_ARG": "0.1",
+        }
         with (
             api(pg.url, free_port(), home / "off.log") as off,
             api(pg.url, free_port(), home / "on.log", **traced_env) as on,
+            api(pg.url, free_port(), home / "sampled.log", **sampled_env) as sampled,
         ):
             plain_key, plain = tenant(off, "plain", audit=False)
             audit_key, audited = tenant(off, "audited", audit=True)
             configs = {
                 "tracing off": (off, plain_key, plain),
                 "tracing on": (on, plain_key, plain),
+                "on, 10% kept": (sampled, plain_key, plain),
                 "audit on": (off, audit_key, audited),
             }
             results: dict[tuple[str, str], list[float]] = {}
