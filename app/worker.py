@@ -28,6 +28,7 @@ from app.facts.tasks import EmbedFacts, Extract
 from app.indexing.tasks import LAG, EmbedMessages
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
+from app.jobs.due import SummaryPolicy
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import SharedModel, StepRunner, describe
 from app.jobs.step import Step
@@ -37,7 +38,6 @@ from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention
 from app.summaries import idle as idle_summaries
-from app.summaries.policy import SummaryPolicy
 from app.summaries.tasks import Summarize
 from app.telemetry.genai import step_attributes
 from app.telemetry.tracing import NoTracing, Tracing

@@ -25,9 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.db.vectors import from_db_vector
 from app.facts import events
 from app.facts.reconcile import Current, SpeakerFacts
-
-EXTRACT = "extract"
-SUMMARIZE = "summarize"
+from app.jobs.due import SUMMARIZE
 
 
 @dataclass(frozen=True)
@@ -66,22 +64,6 @@ class Plan:
     keep_sources: dict[uuid.UUID, list[uuid.UUID]]  # every citing fact -> its sources left
     # The facts a lost fact had superseded, by speaker: they hold again.
     restored: list[tuple[str | None, Current]] = field(default_factory=list)
-
-
-async def record_change(
-    conn: AsyncConnection, *, tenant_id: str, session_id: str, message_id: uuid.UUID, seq: int, change: str
-) -> None:
-    """Make re-derivation of the message due, in the caller's transaction (the edit's or delete's)."""
-    await conn.execute(
-        text(
-            "WITH c AS (INSERT INTO message_changes (tenant_id, session_id, message_id, seq, change) "
-            "VALUES (:t, :s, :m, :seq, :c)) "
-            "INSERT INTO jobs (tenant_id, kind, session_id) VALUES (:t, :k, :s) "
-            "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET status = 'pending', attempts = 0, "
-            "error = NULL, run_after = now(), updated_at = now()"
-        ),
-        {"t": tenant_id, "s": session_id, "m": message_id, "seq": seq, "c": change, "k": EXTRACT},
-    )
 
 
 async def pending_changes(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> list[Change]:

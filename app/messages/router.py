@@ -24,6 +24,7 @@ from app.deps import (
     Wake,
 )
 from app.errors import problem_responses
+from app.jobs.due import SummaryPolicy
 from app.memory.service import write_through
 from app.messages import service
 from app.messages.schemas import (
@@ -34,7 +35,6 @@ from app.messages.schemas import (
     Role,
 )
 from app.pagination import Page
-from app.summaries.policy import SummaryPolicy
 from app.timestamps import as_utc
 
 router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])

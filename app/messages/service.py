@@ -17,13 +17,12 @@ from app.ai.tokenizer import Tokenizer
 from app.cache import Version
 from app.db.sql import Direct, driver, jsonb
 from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
-from app.facts.rederive import record_change
+from app.jobs.due import SummaryPolicy, due_sql, record_change
 from app.jsonutil import canonical, dumps
 from app.merge_patch import merge_patch
 from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.sessions.service import require_session
-from app.summaries.policy import SummaryPolicy, due_sql
 from app.telemetry.context import current_traceparent
 
 _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"

@@ -23,10 +23,10 @@ from app.ai.summarizer import Summarizer, Turn
 from app.ai.tokenizer import Tokenizer
 from app.db.vectors import Vec, as_db_vector
 from app.jobs import queue
+from app.jobs.due import SummaryPolicy
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
 from app.messages.turns import read_turns
-from app.summaries.policy import SummaryPolicy
 
 KIND = "summarize"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import TextClause, text
 
-from app.summaries.policy import due_sql
+from app.jobs.due import due_sql
 
 # Columns of each staging table, as the importer sends them (JSON, via jsonb_to_recordset).
 STAGES: dict[str, str] = {

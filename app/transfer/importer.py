@@ -22,8 +22,8 @@ from app.ai.tokenizer import Tokenizer
 from app.errors import Conflict
 from app.facts.tasks import KIND as EXTRACT
 from app.facts.tasks import lock_user_facts
+from app.jobs.due import SummaryPolicy
 from app.jsonutil import dumps
-from app.summaries.policy import SummaryPolicy
 from app.summaries.tasks import KIND as SUMMARIZE
 from app.transfer import import_sql as q
 from app.transfer.format import (

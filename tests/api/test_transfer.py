@@ -23,8 +23,8 @@ from app.ai.tokenizer import Tokenizer
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
 from app.errors import PayloadTooLarge
+from app.jobs.due import SummaryPolicy
 from app.limits import Limits
-from app.summaries.policy import SummaryPolicy
 from app.transfer import export, importer, upload
 from app.transfer.router import EXAMPLE
 from tests.support.app import new_tenant_client

@@ -1,10 +1,21 @@
-"""When a session's summary is due, and how big a step is (ENGRAM_SUMMARY_*)."""
+"""What a write makes due, in one place for the append, the edit, the delete and the import: a
+summary (`SummaryPolicy`, `due_sql`: when one is due and how big a step is, ENGRAM_SUMMARY_*), fact
+extraction (a batch with a user message), and re-derivation of an edited or deleted message
+(`record_change`). The jobs rows are written in the caller's transaction, so due work is never lost."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from app.config import Settings
+
+# The kinds of the per-session jobs table (app/jobs/queue.py).
+SUMMARIZE = "summarize"
+EXTRACT = "extract"
 
 
 @dataclass(frozen=True)
@@ -42,3 +53,19 @@ def due_sql(row: str) -> str:
     and the import queue summaries by this one rule."""
     pending = f"{row}.last_seq - {row}.summarized_seq"
     return f"{pending} > :keep AND ({pending} >= :trig_n OR {row}.unsummarized_tokens >= :trig_tok)"
+
+
+async def record_change(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, message_id: uuid.UUID, seq: int, change: str
+) -> None:
+    """Make re-derivation of the message due, in the caller's transaction (the edit's or delete's)."""
+    await conn.execute(
+        text(
+            "WITH c AS (INSERT INTO message_changes (tenant_id, session_id, message_id, seq, change) "
+            "VALUES (:t, :s, :m, :seq, :c)) "
+            "INSERT INTO jobs (tenant_id, kind, session_id) VALUES (:t, :k, :s) "
+            "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET status = 'pending', attempts = 0, "
+            "error = NULL, run_after = now(), updated_at = now()"
+        ),
+        {"t": tenant_id, "s": session_id, "m": message_id, "seq": seq, "c": change, "k": EXTRACT},
+    )
