@@ -63,8 +63,8 @@ async def engram(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """An HTTP client for Engram: a running server at `url`, or else an in-process app (with its
     worker) over a fresh database `database` (default: a new random name) of an embedded PostgreSQL
-    in `pg_dir` (default: a temporary directory, removed afterwards). `overrides` are Settings
-    fields (in-process only)."""
+    in `pg_dir` (default: a temporary directory, removed afterwards), with the server's default
+    model runtime unless `backend` names one. `overrides` are Settings fields (in-process only)."""
     if url is not None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         async with httpx.AsyncClient(base_url=url, headers=headers, timeout=120) as client:
