@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import Caller, KeyResolver, current_caller, current_tenant, require_admin
-from app.cache import WindowCache
+from app.cache.window import WindowCache
 from app.config import Settings
 from app.db.engine import AfterCommit, read_connection, transaction
 from app.gate import Admission

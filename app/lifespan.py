@@ -16,7 +16,7 @@ from app.ai.model_gate import ModelGate
 from app.ai.tokenizer import Tokenizer
 from app.audit.writer import AuditWriter
 from app.auth import KeyResolver
-from app.cache import WindowCache
+from app.cache.window import WindowCache
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import KEY_POOL_SIZE, make_engine, make_export_engine, make_key_engine

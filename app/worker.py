@@ -20,7 +20,8 @@ from app.ai.embedder import Embedder
 from app.ai.factories import make_fact_extractor, make_summarizer
 from app.ai.tokenizer import Tokenizer
 from app.audit import retention as audit_retention
-from app.cache import WindowCache
+from app.cache import evictions
+from app.cache.window import WindowCache
 from app.config import Settings
 from app.facts.forgetting import expire_facts
 from app.facts.reconcile import Thresholds
@@ -33,7 +34,6 @@ from app.jobs.retry import RetryPolicy
 from app.jobs.runner import SharedModel, StepRunner, describe
 from app.jobs.step import Step
 from app.jobs.wake import listen
-from app.memory import evictions
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import Caller
-from app.cache import WindowCache
+from app.cache.window import WindowCache
 from app.config import Settings
 from app.db.engine import read_connection
 from app.deps import ReadConn, SessionIdPath, TenantId

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
-from app.cache import Version, Window, WindowCache
+from app.cache.window import Version, Window, WindowCache
 from app.errors import NotFound
 from app.facts.relevant import relevant_facts
 from app.memory.context import Count, Doc, fit, line_tokens

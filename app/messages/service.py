@@ -14,7 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.tokenizer import Tokenizer
-from app.cache import Version
+from app.cache.window import Version
 from app.db.sql import Direct, driver, jsonb
 from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
 from app.jobs.due import SummaryPolicy, due_sql, record_change

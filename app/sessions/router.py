@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, BackgroundTasks, Query, Request, Response
 
 from app.audit.notes import note
+from app.cache import evictions
 from app.deps import Cache, CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId
 from app.errors import problem_responses
-from app.memory import evictions
 from app.pagination import Page
 from app.sessions import service
 from app.sessions.schemas import SessionCreate, SessionOut, SessionPatch, SessionStats

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.cache import evictions
 from app.db.sql import jsonb
 from app.errors import Conflict, NotFound
-from app.memory import evictions
 from app.merge_patch import merge_patch
 from app.pagination import Page, cursor_datetime, decode_cursor, encode_cursor
 from app.sessions.schemas import SessionOut, SessionStats

@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Query, Response
 
+from app.cache import evictions
 from app.deps import Cache, CheckedLimits, Conn, Engine, TenantId, UserIdPath
 from app.errors import problem_responses
-from app.memory import evictions
 from app.pagination import Page
 from app.users import service
 from app.users.schemas import UserOut, UserUpsert

@@ -8,9 +8,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.audit import service as audit
+from app.cache import evictions
 from app.db.sql import jsonb
 from app.errors import NotFound
-from app.memory import evictions
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.users.schemas import UserOut
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.cache import WindowCache
+from app.cache.window import WindowCache
 
 SWEEP_BATCH = 500
 
