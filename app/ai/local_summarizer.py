@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.ai.embedder import Embedder, Vectors
+from app.ai.fact_extractor import speaker_of
 from app.ai.offload import Offload, inline
 from app.ai.relative_time import MONTHS, resolve_relative_dates
 from app.ai.summarize import cleanup, overrides, select
@@ -91,6 +92,12 @@ class Draft:
     statements: list[Statement] = field(default_factory=list)
     previous_tokens: int = 0
     turn_tokens: int = 0
+
+
+def _named_person(turn: Turn) -> bool:
+    """A turn by a person with a name: a named user, or a named assistant (the other person of a
+    talk between two people, as `speaker_of` reads it); not a tool or a system prompt."""
+    return bool(turn.name and turn.name.strip()) and speaker_of(turn) != ""
 
 
 def _speaker(turn: Turn) -> str:
@@ -174,7 +181,8 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
     fresh: list[Statement] = []
     filler: list[Statement] = []  # greetings and thanks: said only when nothing else was
     ordered = sorted(turns, key=lambda t: t.seq)
-    names = sorted({_speaker(t) for t in ordered if t.name})
+    # A tool's or a system prompt's `name` is no person: only people talk and are talked to.
+    names = sorted({_speaker(t) for t in ordered if _named_person(t)})
     opening = _opening(names, ordered)
     if opening is not None:
         fresh.append(opening)
@@ -182,7 +190,8 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
         draft.turn_tokens += tokenizer.count(turn.content)
         day, speaker = turn.created_at.date().isoformat(), _speaker(turn)
         # Said to the one other named person of the talk, "you" is them.
-        others = [n for n in names if n != speaker or not turn.name]
+        person = _named_person(turn)
+        others = [n for n in names if n != speaker or not person]
         listener = others[0] if len(others) == 1 else None
         for sentence in split_sentences(turn.content):
             text = "" if cleanup.is_low_information(sentence) else cleanup.condense(sentence)
@@ -192,8 +201,8 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
             ):
                 s = Statement(piece, speaker, day, previous=False, role=turn.role, named=bool(turn.name))
                 s.weight = _weight(s)  # on the speaker's own words: "I ..." is what FACT looks for
-                if (turn.name or listener) and not low:
-                    s.text, changed = restate(piece, speaker, listener=listener, me=bool(turn.name))
+                if (person or (listener and turn.role in ("user", "assistant"))) and not low:
+                    s.text, changed = restate(piece, speaker, listener=listener, me=person)
                     # Only a statement that names its speaker stands without the label: "You're
                     # doing great" stays Melanie's opinion ("Melanie: Caroline is doing great").
                     s.restated = changed and stands_alone(s.text, speaker)

@@ -323,6 +323,22 @@ async def test_a_talk_between_named_people_is_summarised_about_them(summarizer: 
     assert "Melanie painted a lake sunrise last year" in out
 
 
+async def test_a_tool_or_a_system_prompt_is_no_person_of_the_talk(summarizer: LocalSummarizer) -> None:
+    """A named tool's output beside one named person is no talk "between" them: no opening line that
+    spends the budget on "Ada and weather talked", and the person's own facts are kept."""
+    at = datetime(2026, 1, 1, 9, tzinfo=UTC)
+    turns = [
+        Turn(1, "system", None, "You are a travel assistant.", at),
+        Turn(2, "user", "Ada", "I moved to Lisbon last week.", at),
+        Turn(3, "tool", "weather", '{"weather": "sunny"}', at),
+        Turn(4, "user", "Ada", "I work at Acme as a data engineer.", at),
+        Turn(5, "assistant", None, "Nice, what do you build there?", at),
+    ]
+    out = await summarizer.summarize(previous=None, turns=turns, max_tokens=200)
+    assert "talked on" not in out and "weather" not in out.split(":")[0]
+    assert "Acme" in out and "Lisbon" in out
+
+
 async def test_local_summary_prefers_facts_under_a_tight_budget(summarizer: LocalSummarizer) -> None:
     out = await summarizer.summarize(previous=None, turns=CHAT, max_tokens=40)
     assert "Lisbon" in out or "dentist" in out
