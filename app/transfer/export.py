@@ -45,7 +45,7 @@ _SUMMARIES = text(
 _FACTS = text(
     "SELECT fact_id, content, kind, subject, exclusive, topics, importance, metadata, actor, "
     "source_message_ids, session_id, valid_from, invalid_at, superseded_by, mention_count, "
-    "last_mentioned_at, last_used_at, created_at, updated_at FROM facts "
+    "last_mentioned_at, last_used_at, created_at, updated_at, speaker FROM facts "
     "WHERE tenant_id = :t AND user_id = :u AND (valid_from, fact_id) > (:c, :f) "
     "ORDER BY valid_from, fact_id LIMIT :n"
 )

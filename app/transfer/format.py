@@ -161,6 +161,8 @@ class FactRecord(_Record):
     last_used_at: Time | None = None
     created_at: Time | None = None
     updated_at: Time | None = None
+    # Whom the fact is about when not the session's user: a named speaker (absent in older files).
+    speaker: str | None = Field(None, min_length=1, max_length=200)
 
     @model_validator(mode="after")
     def _validity(self) -> FactRecord:
@@ -177,6 +179,8 @@ class FactRecord(_Record):
         limits.check_metadata(self.metadata, ["metadata"])
         if self.session_id is not None:
             limits.check_id(self.session_id, ["session_id"])
+        if self.speaker is not None:
+            limits.check_text(self.speaker, ["speaker"])
 
 
 class FactEventRecord(_Record):

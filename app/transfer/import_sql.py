@@ -23,7 +23,7 @@ STAGES: dict[str, str] = {
     "topics text[], importance float8, metadata jsonb, actor text, source_message_ids uuid[], "
     "session_id text, valid_from timestamptz, invalid_at timestamptz, superseded_by uuid, "
     "mention_count int, last_mentioned_at timestamptz, last_used_at timestamptz, "
-    "created_at timestamptz, updated_at timestamptz",
+    "created_at timestamptz, updated_at timestamptz, speaker text",
     "imp_events": "line int, fact_id uuid, event text, old_content text, new_content text, actor text, "
     "reason text, related_fact_id uuid, source_message_ids uuid[], created_at timestamptz",
 }
@@ -216,11 +216,12 @@ FACTS = text(
       INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, subject, exclusive, topics,
                          importance, metadata, actor, source_message_ids, session_id, valid_from,
                          invalid_at, superseded_by, mention_count, last_mentioned_at, last_used_at,
-                         created_at, updated_at)
+                         created_at, updated_at, speaker)
       SELECT p.new, :t, :u, i.content, i.kind, i.subject, i.exclusive, i.topics, i.importance,
              i.metadata, i.actor, {_remap("i.source_message_ids", "m")}, i.session_id, i.valid_from,
              i.invalid_at, b.new, i.mention_count, coalesce(i.last_mentioned_at, i.valid_from),
-             i.last_used_at, coalesce(i.created_at, now()), coalesce(i.updated_at, i.created_at, now())
+             i.last_used_at, coalesce(i.created_at, now()), coalesce(i.updated_at, i.created_at, now()),
+             i.speaker
       FROM imp_facts i JOIN imp_map p ON p.kind = 'f' AND p.old = i.fact_id
       LEFT JOIN imp_map b ON b.kind = 'f' AND b.old = i.superseded_by
       ORDER BY i.line

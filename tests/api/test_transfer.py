@@ -104,6 +104,8 @@ async def build_user(api: httpx.AsyncClient, user: str = "ada") -> None:
     await ok(api.post(f"/v1/users/{user}/facts", json={"content": "Lives in Porto.", **home}))
     pet = await ok(api.post(f"/v1/users/{user}/facts", json={"content": "Has a cat.", "topics": ["pets"]}))
     await ok(api.patch(f"/v1/facts/{pet['fact_id']}", json={"content": "Has two cats.", "importance": 0.8}))
+    # About another person of the user's sessions, not the user: `speaker` travels with the fact.
+    await ok(api.post(f"/v1/users/{user}/facts", json={"content": "Works as a nurse.", "speaker": "Maria"}))
     gone = await ok(api.post(f"/v1/users/{user}/facts", json={"content": "Likes jazz."}))
     await ok(api.delete(f"/v1/facts/{gone['fact_id']}"))
 
@@ -172,6 +174,7 @@ async def test_round_trip_into_another_tenant_and_another_user_is_the_same_memor
     assert set(result["already_present"].values()) == {0}
     copy = await export_of(other_api, "ada")
     assert canonical(copy) == canonical(original)
+    assert [r["speaker"] for r in lines(copy) if r["type"] == "fact" and r.get("speaker")] == ["Maria"]
     ids = {r.get("message_id") for r in lines(copy)} - {None}
     assert ids.isdisjoint({r.get("message_id") for r in lines(original)})
 
