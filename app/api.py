@@ -18,6 +18,7 @@ from app.summaries.router import router as summaries_router
 from app.tenants.router import router as admin_router
 from app.transfer.router import router as transfer_router
 from app.users.router import router as users_router
+from app.webhooks.router import router as webhooks_router
 
 # Each domain's router hangs straight off `root` under /v1, not off a /v1 router of its own:
 # every level of included routers is walked on every request (a tenth of a memory read's CPU).
@@ -35,6 +36,7 @@ V1 = (
     transfer_router,
     admin_router,
     audit_router,
+    webhooks_router,
 )
 
 root = APIRouter()

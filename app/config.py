@@ -135,6 +135,39 @@ class Settings(BaseSettings):
         2, ge=1, le=64, description="Child processes for the local text rules, off the event loop."
     )
 
+    # --- webhooks (app/webhooks; endpoints are set per tenant over the admin API) ---
+    webhook_timeout_seconds: float = Field(
+        5.0,
+        gt=0,
+        le=120,
+        description="Longest wait for a webhook receiver's answer (a slower one is a failed try).",
+    )
+    webhook_max_attempts: int = Field(
+        12,
+        ge=1,
+        le=100,
+        description="Tries of a webhook delivery before it is failed (about 3 h of retries).",
+    )
+    webhook_backoff_seconds: float = Field(5.0, gt=0, description="First webhook retry delay (doubles).")
+    webhook_backoff_max_seconds: float = Field(1800.0, gt=0, description="Longest webhook retry delay.")
+    webhook_concurrency: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Webhook deliveries in flight per worker (one per user and endpoint at a time).",
+    )
+    webhook_block_private: bool = Field(
+        False,
+        description="Refuse webhook URLs whose host is or resolves to a loopback, private, link-local or "
+        "other non-public address (checked at creation and again at each delivery).",
+    )
+    webhook_retention_days: float = Field(
+        7.0,
+        gt=0,
+        description="Delivered and failed webhook deliveries (and their attempts) are kept this long.",
+    )
+    webhook_max_endpoints: int = Field(20, ge=1, le=1000, description="Webhook endpoints per tenant.")
+
     # --- session memory: the Redis window cache, summaries, retention ---
     cache_window_messages: int = Field(
         200, ge=1, le=10_000, description="Newest messages per session kept in the Redis window cache."

@@ -83,6 +83,27 @@ class Metrics:
             registry=self.registry,
         )
 
+        # Webhooks (their backlog, failed count and lag are engram_worker_*{kind="webhook"}).
+        self.webhook_deliveries = Counter(
+            "engram_webhook_deliveries",
+            "Webhook delivery tries by outcome: delivered, retry (failed, will be tried again), "
+            "failed (the last try failed).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.webhook_seconds = Histogram(
+            "engram_webhook_request_seconds",
+            "Time of one webhook try (connect, send, the receiver's answer).",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.webhook_lag = Histogram(
+            "engram_webhook_delivery_lag_seconds",
+            "From the event's transaction to its successful delivery (retries included).",
+            buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 10800),
+            registry=self.registry,
+        )
+
         self.cache_lookups = Counter(
             "engram_cache_lookups",
             "Session window cache lookups by result (hit, miss, stale, error, bypass).",

@@ -42,6 +42,7 @@ from app.summaries.tasks import Summarize
 from app.telemetry.genai import step_attributes
 from app.telemetry.tracing import NoTracing, Tracing
 from app.transfer.tasks import EmbedSummaries
+from app.webhooks.dispatch import DeliveryLanes
 
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
@@ -119,6 +120,8 @@ class Worker:
         self.cache = WindowCache(
             redis, window=settings.cache_window_messages, ttl=settings.cache_ttl_seconds, metrics=metrics
         )
+        # Webhook deliveries run in lanes of their own: a slow receiver never holds up the model.
+        self.deliveries = DeliveryLanes(settings=settings, engine=engine, metrics=metrics)
         self.retention = Rule(
             max_messages=settings.retention_max_messages, max_age_days=settings.retention_max_age_days
         )
@@ -138,6 +141,8 @@ class Worker:
                 lambda: audit_retention.expire(self.engine, default_days=settings.audit_retention_days),
                 first_now=False,
             ),
+            sweeps.Sweep("webhook_gauges", BACKLOG_EVERY, self.deliveries.refresh_gauges),
+            sweeps.Sweep("webhook_retention", SWEEP_EVERY, self.deliveries.forget_old, first_now=False),
         ]
         idle = settings.summary_idle_seconds
         if idle is not None:
@@ -157,6 +162,7 @@ class Worker:
         self.cpu.start()
         _log.info("worker started", embedder=self.embedder.name, pipeline=PIPELINE)
         lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(PIPELINE)]
+        lanes.append(asyncio.create_task(self.deliveries.run(stop)))
         try:
             await asyncio.gather(*lanes)
         finally:
@@ -183,11 +189,14 @@ class Worker:
             busy = trouble = False
             for step in steps:
                 try:
-                    busy = (await self.runner.run(step)).more
+                    result = await self.runner.run(step)
                 except Exception as exc:  # database down: the next step and the sweeps still run
                     _log.warning("worker step failed", kind=step.kind, error=describe(exc))
                     trouble = True
                     continue
+                busy = result.more
+                if result.claimed:  # its commit may have queued webhook events
+                    self.deliveries.wake.set()
                 if busy:
                     break
             if housekeeping:
@@ -285,6 +294,8 @@ class Worker:
         )
         for task in (waiter, stopper):
             task.cancel()
+        if self.wake.is_set():  # a wake-up (e.g. after a user purge) may be for the deliveries too
+            self.deliveries.wake.set()
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:

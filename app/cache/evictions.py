@@ -18,13 +18,14 @@ SWEEP_BATCH = 500
 async def record(
     conn: AsyncConnection, *, tenant_id: str, user_id: str | None = None, session_id: str | None = None
 ) -> list[tuple[str, str]]:
-    """Record the sessions (one, or all of a user's) whose entries must go; returns them."""
-    where = "user_id = :u" if user_id is not None else "session_id = :s"
+    """Record the sessions (one, all of a user's, or all of the tenant's) whose entries must go;
+    returns them."""
+    where = "AND user_id = :u" if user_id is not None else "AND session_id = :s" if session_id else ""
     rows = (
         await conn.execute(
             text(
                 "INSERT INTO cache_evictions (tenant_id, session_id) "
-                f"SELECT tenant_id, session_id FROM sessions WHERE tenant_id = :t AND {where} "
+                f"SELECT tenant_id, session_id FROM sessions WHERE tenant_id = :t {where} "
                 "RETURNING tenant_id, session_id"
             ),
             {"t": tenant_id, "u": user_id, "s": session_id},

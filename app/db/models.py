@@ -510,3 +510,89 @@ class AuditEvent(SQLModel, table=True):
         default_factory=dict,
         sa_column=Column(JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     )
+
+
+class WebhookEndpoint(SQLModel, table=True):
+    """Where a tenant's events are sent (app/webhooks). The secret signs every delivery; after a
+    rotation the previous one signs too until `previous_expires_at`, so receivers can switch over."""
+
+    __tablename__ = "webhook_endpoints"
+    __table_args__ = (
+        ForeignKeyConstraint(["tenant_id"], ["tenants.tenant_id"], ondelete="CASCADE"),
+        Index("ix_webhook_endpoints_tenant_id_created_at", "tenant_id", "created_at"),
+    )
+    endpoint_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    url: str = Field(sa_column=Column(Text, nullable=False))
+    description: str = Field(sa_column=Column(Text, nullable=False, server_default=text("''")))
+    # The event types sent there; empty: all of them.
+    events: list[str] = Field(
+        default_factory=list, sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'"))
+    )
+    secret: str = Field(sa_column=Column(Text, nullable=False))
+    previous_secret: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    previous_expires_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+
+
+class WebhookDelivery(SQLModel, table=True):
+    """The outbox: one event for one endpoint, written in the transaction of the change that caused
+    it, delivered by the worker (pending -> delivered, or failed after the last attempt). `id` is
+    the order: one user's deliveries to one endpoint go one at a time, oldest first."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        ForeignKeyConstraint(["endpoint_id"], ["webhook_endpoints.endpoint_id"], ondelete="CASCADE"),
+        CheckConstraint("status IN ('pending', 'delivered', 'failed')", name="status"),
+        Index("ix_webhook_deliveries_due", "run_after", postgresql_where=text("status = 'pending'")),
+        Index(
+            "ix_webhook_deliveries_queue",
+            "endpoint_id",
+            "user_id",
+            "id",
+            postgresql_where=text("status = 'pending'"),
+        ),
+        Index("ix_webhook_deliveries_failed", "id", postgresql_where=text("status = 'failed'")),
+        Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
+        Index("ix_webhook_deliveries_tenant_id_user_id", "tenant_id", "user_id"),
+        Index("ix_webhook_deliveries_created_at", "created_at"),
+    )
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    event_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    endpoint_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
+    # '' for events about no user (a ping): they queue together.
+    user_id: str = Field(sa_column=Column(Text, nullable=False, server_default=text("''")))
+    type: str = Field(sa_column=Column(Text, nullable=False))
+    payload: Any = Field(sa_column=Column(JSONB, nullable=False))
+    status: str = Field(
+        default="pending", sa_column=Column(Text, nullable=False, server_default=text("'pending'"))
+    )
+    attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default=text("0")))
+    run_after: datetime = _ts()
+    last_status: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = _ts()
+    updated_at: datetime = _ts()
+    delivered_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+
+
+class WebhookAttempt(SQLModel, table=True):
+    """One try of a delivery: the receiver's status code or the error, and how long it took."""
+
+    __tablename__ = "webhook_attempts"
+    __table_args__ = (
+        ForeignKeyConstraint(["delivery_id"], ["webhook_deliveries.id"], ondelete="CASCADE"),
+        Index("ix_webhook_attempts_delivery_id_id", "delivery_id", "id"),
+    )
+    id: int = Field(sa_column=Column(BigInteger, Identity(), primary_key=True))
+    delivery_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    attempted_at: datetime = _ts()
+    status_code: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    seconds: float = Field(sa_column=Column(Float, nullable=False))

@@ -11,6 +11,8 @@ import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.webhooks import outbox
+
 EventKind = Literal["ADD", "UPDATE", "INVALIDATE", "DELETE"]
 Actor = Literal["system", "api"]
 
@@ -33,12 +35,14 @@ _INSERT = text(
     "SELECT :t, :u, e.fact_id, e.event, e.old, e.new, e.actor, e.reason, e.related, "
     "       coalesce(CAST(e.sources AS uuid[]), '{}') "
     "FROM jsonb_to_recordset(CAST(:events AS jsonb)) AS e(fact_id uuid, event text, old text, new text, "
-    "     actor text, reason text, related uuid, sources text)"
+    "     actor text, reason text, related uuid, sources text) "
+    "RETURNING id, fact_id, event, actor, reason"
 )
 
 
 async def record(conn: AsyncConnection, *, tenant_id: str, user_id: str, events: Sequence[Event]) -> None:
-    """Write the events in one statement, in the order given (ids ascend with it)."""
+    """Write the events in one statement, in the order given (ids ascend with it), and queue
+    one `facts.changed` webhook event naming them, in the same transaction."""
     if not events:
         return
     payload = [
@@ -54,7 +58,20 @@ async def record(conn: AsyncConnection, *, tenant_id: str, user_id: str, events:
         }
         for e in events
     ]
-    await conn.execute(_INSERT, {"t": tenant_id, "u": user_id, "events": orjson.dumps(payload).decode()})
+    rows = (
+        await conn.execute(_INSERT, {"t": tenant_id, "u": user_id, "events": orjson.dumps(payload).decode()})
+    ).all()
+    changes = [
+        {"event_id": r.id, "fact_id": str(r.fact_id), "op": r.event, "actor": r.actor, "reason": r.reason}
+        for r in sorted(rows, key=lambda r: r.id)
+    ]
+    await outbox.emit(
+        conn,
+        tenant_id=tenant_id,
+        user_id=user_id,
+        type_="facts.changed",
+        data={"user_id": user_id, "changes": changes},
+    )
 
 
 async def redact(conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID) -> None:

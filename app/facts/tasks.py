@@ -39,6 +39,7 @@ from app.jobs import queue
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy, next_try
 from app.messages.turns import read_turns
+from app.webhooks import outbox
 
 KIND = "extract"
 
@@ -144,7 +145,9 @@ class Extract:
                 await rederive.done_with(conn, tenant_id=t, changes=unread.changes)
                 first = min(c.seq for c in unread.changes)
                 await rederive.rewind_summaries(conn, tenant_id=t, session_id=s, from_seq=first)
-            await _advance(conn, tenant_id=t, session_id=s, to=unread.step_to)
+            if await _advance(conn, tenant_id=t, session_id=s, to=unread.step_to):
+                data = {"user_id": u, "session_id": s, "extracted_seq": unread.step_to}
+                await outbox.emit(conn, tenant_id=t, user_id=u, type_="extraction.completed", data=data)
 
     async def fail(
         self, conn: AsyncConnection, failed: Sequence[Unread], error: str, retry: RetryPolicy
@@ -362,9 +365,10 @@ def invalidated(op: Invalidate, *, actor: events.Actor) -> events.Event:
     )
 
 
-async def _advance(conn: AsyncConnection, *, tenant_id: str, session_id: str, to: int) -> None:
+async def _advance(conn: AsyncConnection, *, tenant_id: str, session_id: str, to: int) -> bool:
     """Move the watermark; keep the job while unread messages remain. The session row is locked
-    first, so a batch appended during this step is seen here and its job is not lost."""
+    first, so a batch appended during this step is seen here and its job is not lost. True when
+    every message of the session has been read."""
     session = (
         await conn.execute(
             text(
@@ -376,8 +380,9 @@ async def _advance(conn: AsyncConnection, *, tenant_id: str, session_id: str, to
     ).first()
     if session is not None and session.last_seq > to:
         await queue.keep(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id)
-    else:
-        await queue.done(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id)
+        return False
+    await queue.done(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id)
+    return session is not None
 
 
 # --- facts written over the API are embedded here, off the request path ---

@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -21,6 +22,7 @@ from app.db.index_text import message_text
 from app.db.vectors import Vec, as_db_vector
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
 from app.jobs.retry import RetryPolicy, next_try
+from app.webhooks import outbox
 
 KIND = "embed"
 
@@ -90,7 +92,8 @@ _FAIL = text(
     # (`failed_at` over the API) rather than a next try that will not come.
     "embed_after = CASE WHEN m.embed_attempts + 1 >= :max THEN now() "
     f"ELSE {next_try('m.embed_attempts')} END "
-    "WHERE m.message_id = ANY(CAST(:ids AS uuid[]))"
+    "WHERE m.message_id = ANY(CAST(:ids AS uuid[])) "
+    "RETURNING m.tenant_id, m.user_id, m.session_id, m.message_id, m.embed_status"
 )
 
 
@@ -158,4 +161,18 @@ class EmbedMessages:
     async def fail(
         self, conn: AsyncConnection, failed: Sequence[Pending], error: str, retry: RetryPolicy
     ) -> None:
-        await conn.execute(_FAIL, {"ids": [i.message_id for i in failed], "err": error, **retry.params()})
+        rows = (
+            await conn.execute(_FAIL, {"ids": [i.message_id for i in failed], "err": error, **retry.params()})
+        ).all()
+        # Given up on: one `indexing.failed` webhook event per user, in this transaction.
+        by_user: dict[tuple[str, str], list[Any]] = {}
+        for r in rows:
+            if r.embed_status == "failed":
+                by_user.setdefault((r.tenant_id, r.user_id), []).append(r)
+        for (tenant_id, user_id), gone in by_user.items():
+            data = {
+                "user_id": user_id,
+                "messages": [{"session_id": r.session_id, "message_id": str(r.message_id)} for r in gone],
+                "error": error,
+            }
+            await outbox.emit(conn, tenant_id=tenant_id, user_id=user_id, type_="indexing.failed", data=data)

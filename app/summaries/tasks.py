@@ -27,6 +27,7 @@ from app.jobs.due import SummaryPolicy
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
 from app.messages.turns import read_turns
+from app.webhooks import outbox
 
 KIND = "summarize"
 
@@ -111,10 +112,11 @@ class Summarize:
         for due, summary in done:
             t, s = due.job.tenant_id, due.job.session_id
             if summary is not None:
-                await conn.execute(
+                summary_id = uuid.uuid4()
+                stored = await conn.execute(
                     _INSERT,
                     {
-                        "id": uuid.uuid4(),
+                        "id": summary_id,
                         "t": t,
                         "s": s,
                         "u": due.job.user_id,
@@ -127,6 +129,17 @@ class Summarize:
                         "v": summary.vector,
                     },
                 )
+                if stored.rowcount:
+                    data = {
+                        "user_id": due.job.user_id,
+                        "session_id": s,
+                        "summary_id": str(summary_id),
+                        "from_seq": due.start + 1,
+                        "to_seq": due.step_to,
+                    }
+                    await outbox.emit(
+                        conn, tenant_id=t, user_id=due.job.user_id, type_="summary.created", data=data
+                    )
             moved = due.step_to > due.start
             await _advance(conn, t=t, s=s, to=due.step_to, moved=moved, job=due.job, policy=self.policy)
 

@@ -1,17 +1,18 @@
-"""Admin endpoints: API keys for tenants (authorised by ENGRAM_ADMIN_TOKEN)."""
+"""Admin endpoints: tenants and their API keys and limits (authorised by ENGRAM_ADMIN_TOKEN)."""
 
 from __future__ import annotations
 
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Response
 
-from app.deps import Admin, CheckedLimits, Conn, Keys
+from app.cache import evictions
+from app.deps import Admin, Cache, CheckedLimits, Conn, Engine, Keys
 from app.errors import problem_responses
 from app.pagination import Page
-from app.tenants import service
-from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut, TenantLimits, TenantLimitsOut
+from app.tenants import purge, service
+from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut, TenantLimits, TenantLimitsOut, TenantOut
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Admin])
 
@@ -90,3 +91,43 @@ async def set_tenant_limits(
     out = await service.set_limits(conn, tenant_id=tenant_id, limits=body)
     keys.forget_tenant(tenant_id)
     return out
+
+
+@router.get(
+    "/tenants",
+    summary="List tenants",
+    description="Every tenant by id, with its live keys, users, webhook endpoints and limits.",
+    responses=problem_responses(400, 403),
+)
+async def list_tenants(
+    conn: Conn,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    cursor: Annotated[str | None, Query(max_length=1024)] = None,
+) -> Page[TenantOut]:
+    return await purge.list_tenants(conn, limit=limit, cursor=cursor)
+
+
+@router.delete(
+    "/tenants/{tenant_id}",
+    status_code=204,
+    summary="Delete a tenant and everything it owns",
+    description="Purges the tenant as a user purge would each of its users: keys, users, sessions, "
+    "messages, summaries, facts and their history, jobs, webhooks, and its Redis entries. Its "
+    "keys stop working at once on this process, and within ENGRAM_API_KEY_CACHE_SECONDS on the "
+    "others. Irreversible.",
+    responses=problem_responses(403, 404),
+)
+async def delete_tenant(
+    tenant_id: str,
+    conn: Conn,
+    limits: CheckedLimits,
+    keys: Keys,
+    cache: Cache,
+    engine: Engine,
+    tasks: BackgroundTasks,
+) -> Response:
+    limits.check_id(tenant_id, ["path", "tenant_id"])
+    evict = await purge.delete_tenant(conn, tenant_id=tenant_id)
+    keys.forget_tenant(tenant_id)
+    tasks.add_task(evictions.evict_now, engine, cache, evict)  # after the commit; the worker retries
+    return Response(status_code=204, background=tasks)

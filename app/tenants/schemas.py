@@ -49,3 +49,13 @@ class TenantLimits(BaseModel):
 
 class TenantLimitsOut(TenantLimits):
     tenant_id: str
+
+
+class TenantOut(BaseModel):
+    tenant_id: str
+    created_at: datetime
+    keys: int = Field(description="API keys not revoked.")
+    users: int
+    webhooks: int = Field(description="Webhook endpoints.")
+    rate_limit_rps: float | None = None
+    messages_per_day: int | None = None

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, BackgroundTasks, Query, Response
 
 from app.cache import evictions
-from app.deps import Cache, CheckedLimits, Conn, Engine, TenantId, UserIdPath
+from app.deps import Cache, CheckedLimits, Conn, Engine, TenantId, UserIdPath, Wake
 from app.errors import problem_responses
 from app.pagination import Page
 from app.users import service
@@ -69,10 +69,16 @@ async def list_users(
     responses=problem_responses(404),
 )
 async def delete_user(
-    user_id: UserIdPath, conn: Conn, tenant: TenantId, cache: Cache, engine: Engine, tasks: BackgroundTasks
+    user_id: UserIdPath,
+    conn: Conn,
+    tenant: TenantId,
+    cache: Cache,
+    engine: Engine,
+    tasks: BackgroundTasks,
+    wake: Wake,
 ) -> Response:
     evict = await service.purge_user(conn, tenant_id=tenant, user_id=user_id)
-    tasks.add_task(
-        evictions.evict_now, engine, cache, evict
-    )  # after the commit; the worker retries what Redis missed
+    # After the commit; the worker retries what Redis missed.
+    tasks.add_task(evictions.evict_now, engine, cache, evict)
+    tasks.add_task(wake.poke)  # the `user.purged` webhook event
     return Response(status_code=204, background=tasks)

@@ -13,6 +13,7 @@ from app.db.sql import jsonb
 from app.errors import NotFound
 from app.pagination import Page, decode_cursor, encode_cursor
 from app.users.schemas import UserOut
+from app.webhooks import outbox
 
 _COLS = "user_id, metadata, created_at, updated_at"
 
@@ -103,4 +104,9 @@ async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> 
     if not found:
         raise NotFound(f"No user {user_id}.")
     await audit.forget_user(conn, tenant_id=tenant_id, user_id=user_id)  # the audit trail too
+    # Their queued webhook events and delivery history go too; then the one saying so.
+    await outbox.forget_user(conn, tenant_id=tenant_id, user_id=user_id)
+    await outbox.emit(
+        conn, tenant_id=tenant_id, user_id=user_id, type_="user.purged", data={"user_id": user_id}
+    )
     return evict

@@ -2,11 +2,22 @@
 
 from .append_request import AppendRequest
 from .append_response import AppendResponse
+from .attempt_out import AttemptOut
 from .audit_event_out import AuditEventOut
 from .audit_event_out_ids import AuditEventOutIds
 from .audit_settings import AuditSettings
 from .audit_settings_out import AuditSettingsOut
 from .counts import Counts
+from .delivery_detail import DeliveryDetail
+from .delivery_detail_payload import DeliveryDetailPayload
+from .delivery_detail_status import DeliveryDetailStatus
+from .delivery_out import DeliveryOut
+from .delivery_out_payload import DeliveryOutPayload
+from .delivery_out_status import DeliveryOutStatus
+from .endpoint_create import EndpointCreate
+from .endpoint_create_events_item import EndpointCreateEventsItem
+from .endpoint_created import EndpointCreated
+from .endpoint_out import EndpointOut
 from .extract_accepted import ExtractAccepted
 from .extraction_state import ExtractionState
 from .fact_event_out import FactEventOut
@@ -31,6 +42,7 @@ from .key_create import KeyCreate
 from .key_created import KeyCreated
 from .key_out import KeyOut
 from .kind import Kind
+from .list_deliveries_status_type_0 import ListDeliveriesStatusType0
 from .memory_out import MemoryOut
 from .message_in import MessageIn
 from .message_in_metadata import MessageInMetadata
@@ -42,6 +54,8 @@ from .mode import Mode
 from .omitted import Omitted
 from .order import Order
 from .page_audit_event_out import PageAuditEventOut
+from .page_delivery_out import PageDeliveryOut
+from .page_endpoint_out import PageEndpointOut
 from .page_fact_event_out import PageFactEventOut
 from .page_fact_out import PageFactOut
 from .page_failed_item import PageFailedItem
@@ -49,6 +63,7 @@ from .page_key_out import PageKeyOut
 from .page_message_out import PageMessageOut
 from .page_session_out import PageSessionOut
 from .page_summary_out import PageSummaryOut
+from .page_tenant_out import PageTenantOut
 from .page_user_out import PageUserOut
 from .problem import Problem
 from .problem_errors_type_0_item import ProblemErrorsType0Item
@@ -56,6 +71,7 @@ from .recency import Recency
 from .retry_request import RetryRequest
 from .retry_result import RetryResult
 from .role import Role
+from .rotate_secret import RotateSecret
 from .score_parts import ScoreParts
 from .search_hit import SearchHit
 from .search_hit_metadata import SearchHitMetadata
@@ -76,6 +92,7 @@ from .summary_ref import SummaryRef
 from .summary_state import SummaryState
 from .tenant_limits import TenantLimits
 from .tenant_limits_out import TenantLimitsOut
+from .tenant_out import TenantOut
 from .user_out import UserOut
 from .user_out_metadata import UserOutMetadata
 from .user_upsert import UserUpsert
@@ -84,11 +101,22 @@ from .user_upsert_metadata import UserUpsertMetadata
 __all__ = (
     "AppendRequest",
     "AppendResponse",
+    "AttemptOut",
     "AuditEventOut",
     "AuditEventOutIds",
     "AuditSettings",
     "AuditSettingsOut",
     "Counts",
+    "DeliveryDetail",
+    "DeliveryDetailPayload",
+    "DeliveryDetailStatus",
+    "DeliveryOut",
+    "DeliveryOutPayload",
+    "DeliveryOutStatus",
+    "EndpointCreate",
+    "EndpointCreated",
+    "EndpointCreateEventsItem",
+    "EndpointOut",
     "ExtractAccepted",
     "ExtractionState",
     "FactEventOut",
@@ -113,6 +141,7 @@ __all__ = (
     "KeyCreated",
     "KeyOut",
     "Kind",
+    "ListDeliveriesStatusType0",
     "MemoryOut",
     "MessageIn",
     "MessageInMetadata",
@@ -124,6 +153,8 @@ __all__ = (
     "Omitted",
     "Order",
     "PageAuditEventOut",
+    "PageDeliveryOut",
+    "PageEndpointOut",
     "PageFactEventOut",
     "PageFactOut",
     "PageFailedItem",
@@ -131,6 +162,7 @@ __all__ = (
     "PageMessageOut",
     "PageSessionOut",
     "PageSummaryOut",
+    "PageTenantOut",
     "PageUserOut",
     "Problem",
     "ProblemErrorsType0Item",
@@ -138,6 +170,7 @@ __all__ = (
     "RetryRequest",
     "RetryResult",
     "Role",
+    "RotateSecret",
     "ScoreParts",
     "SearchHit",
     "SearchHitMetadata",
@@ -158,6 +191,7 @@ __all__ = (
     "SummaryState",
     "TenantLimits",
     "TenantLimitsOut",
+    "TenantOut",
     "UserOut",
     "UserOutMetadata",
     "UserUpsert",

@@ -1,0 +1,94 @@
+"""The worker's delivery lanes: ENGRAM_WEBHOOK_CONCURRENCY loops, each running the delivery step
+(one delivery per transaction), so a slow receiver holds up one lane, not the worker's model work
+nor the other receivers. Lane 0 polls; the others sleep until there is work (a lane that found
+some, or a wake-up relayed by the worker)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import structlog
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.config import Settings
+from app.jobs.retry import RetryPolicy
+from app.jobs.runner import StepRunner, describe
+from app.metrics import Metrics
+from app.webhooks import tasks
+from app.webhooks.sender import Sender
+
+_log = structlog.get_logger("engram.webhooks")
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=settings.webhook_max_attempts,
+        backoff_seconds=settings.webhook_backoff_seconds,
+        backoff_max_seconds=settings.webhook_backoff_max_seconds,
+    )
+
+
+class DeliveryLanes:
+    def __init__(self, *, settings: Settings, engine: AsyncEngine, metrics: Metrics) -> None:
+        self.engine = engine
+        self.metrics = metrics
+        self.lanes = settings.webhook_concurrency
+        self.poll = settings.worker_poll_seconds
+        self.retention_days = settings.webhook_retention_days
+        self.wake = asyncio.Event()
+        retry = retry_policy(settings)
+        self.sender = Sender(
+            timeout=settings.webhook_timeout_seconds, block_private=settings.webhook_block_private
+        )
+        self.step = tasks.Deliver(sender=self.sender, retry=retry, metrics=metrics)
+        self.runner = StepRunner(engine=engine, retry=retry, metrics=metrics)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        lanes = [asyncio.create_task(self._lane(stop, polls=i == 0)) for i in range(self.lanes)]
+        try:
+            await asyncio.gather(*lanes)
+        finally:
+            for lane in lanes:
+                lane.cancel()
+            await asyncio.gather(*lanes, return_exceptions=True)
+            await self.sender.aclose()
+
+    async def _lane(self, stop: asyncio.Event, *, polls: bool) -> None:
+        while not stop.is_set():
+            self.wake.clear()
+            try:
+                found = (await self.runner.run(self.step)).claimed > 0
+            except Exception as exc:  # the database is down: try again soon
+                _log.warning("webhook delivery step failed", error=describe(exc))
+                await _wait(stop, None, 1.0)
+                continue
+            if found:
+                self.wake.set()  # more may be due: the sleeping lanes try too
+                continue
+            await _wait(stop, self.wake, self.poll if polls else None)
+
+    async def refresh_gauges(self) -> None:
+        async with self.engine.connect() as conn:
+            pending, failed, lag = await tasks.backlog(conn)
+        self.metrics.worker_backlog.labels(tasks.KIND).set(pending)
+        self.metrics.worker_failed.labels(tasks.KIND).set(failed)
+        self.metrics.worker_lag.labels(tasks.KIND).set(lag)
+
+    async def forget_old(self) -> int:
+        async with self.engine.begin() as conn:
+            return await tasks.forget_old(conn, days=self.retention_days)
+
+
+async def _wait(stop: asyncio.Event, wake: asyncio.Event | None, seconds: float | None) -> None:
+    """Until `stop`, `wake` or `seconds` (None: no timeout), whichever comes first."""
+    waits = {asyncio.create_task(stop.wait())}
+    if wake is not None:
+        waits.add(asyncio.create_task(wake.wait()))
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in waits:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -1,0 +1,224 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.delivery_detail import DeliveryDetail
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    tenant_id: str,
+    endpoint_id: UUID,
+    *,
+    wait_seconds: float | Unset = 0.0,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["wait_seconds"] = wait_seconds
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/admin/tenants/{tenant_id}/webhooks/{endpoint_id}/ping".format(
+            tenant_id=quote(str(tenant_id), safe=""),
+            endpoint_id=quote(str(endpoint_id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> DeliveryDetail | Problem | None:
+    if response.status_code == 202:
+        response_202 = DeliveryDetail.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[DeliveryDetail | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    tenant_id: str,
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    wait_seconds: float | Unset = 0.0,
+) -> Response[DeliveryDetail | Problem]:
+    """Send a test event
+
+     Queues a `webhook.ping` event for this endpoint. With `wait_seconds` the answer waits, bounded, for
+    its first try and shows how it went (`attempt_log`).
+
+    Args:
+        tenant_id (str): The tenant.
+        endpoint_id (UUID):
+        wait_seconds (float | Unset): Wait up to this long for the first try. Default: 0.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeliveryDetail | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+        endpoint_id=endpoint_id,
+        wait_seconds=wait_seconds,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    tenant_id: str,
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    wait_seconds: float | Unset = 0.0,
+) -> DeliveryDetail | Problem | None:
+    """Send a test event
+
+     Queues a `webhook.ping` event for this endpoint. With `wait_seconds` the answer waits, bounded, for
+    its first try and shows how it went (`attempt_log`).
+
+    Args:
+        tenant_id (str): The tenant.
+        endpoint_id (UUID):
+        wait_seconds (float | Unset): Wait up to this long for the first try. Default: 0.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeliveryDetail | Problem
+    """
+
+    return sync_detailed(
+        tenant_id=tenant_id,
+        endpoint_id=endpoint_id,
+        client=client,
+        wait_seconds=wait_seconds,
+    ).parsed
+
+
+async def asyncio_detailed(
+    tenant_id: str,
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    wait_seconds: float | Unset = 0.0,
+) -> Response[DeliveryDetail | Problem]:
+    """Send a test event
+
+     Queues a `webhook.ping` event for this endpoint. With `wait_seconds` the answer waits, bounded, for
+    its first try and shows how it went (`attempt_log`).
+
+    Args:
+        tenant_id (str): The tenant.
+        endpoint_id (UUID):
+        wait_seconds (float | Unset): Wait up to this long for the first try. Default: 0.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[DeliveryDetail | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        tenant_id=tenant_id,
+        endpoint_id=endpoint_id,
+        wait_seconds=wait_seconds,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    tenant_id: str,
+    endpoint_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    wait_seconds: float | Unset = 0.0,
+) -> DeliveryDetail | Problem | None:
+    """Send a test event
+
+     Queues a `webhook.ping` event for this endpoint. With `wait_seconds` the answer waits, bounded, for
+    its first try and shows how it went (`attempt_log`).
+
+    Args:
+        tenant_id (str): The tenant.
+        endpoint_id (UUID):
+        wait_seconds (float | Unset): Wait up to this long for the first try. Default: 0.0.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        DeliveryDetail | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            tenant_id=tenant_id,
+            endpoint_id=endpoint_id,
+            client=client,
+            wait_seconds=wait_seconds,
+        )
+    ).parsed
