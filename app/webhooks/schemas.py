@@ -18,7 +18,9 @@ class EndpointCreate(BaseModel):
         json_schema_extra={
             "examples": [
                 {
-                    "url": "https://agents.example.com/engram-events",
+                    # Loopback: the spec's examples are sent by the API fuzz tests, whose worker
+                    # then delivers to them; a public host would be a DNS lookup and a connection.
+                    "url": "http://127.0.0.1:8787/engram-events",
                     "events": ["facts.changed", "summary.created"],
                     "description": "prod agent",
                 }

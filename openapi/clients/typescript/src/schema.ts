@@ -1172,7 +1172,7 @@ export interface components {
          *         "facts.changed",
          *         "summary.created"
          *       ],
-         *       "url": "https://agents.example.com/engram-events"
+         *       "url": "http://127.0.0.1:8787/engram-events"
          *     }
          */
         EndpointCreate: {
