@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test test-fast lint openapi clients bench bench-append bench-hostile clean
+.PHONY: serve test test-fast lint openapi clients bench bench-append bench-hostile bench-webhooks clean
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
@@ -64,6 +64,9 @@ bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
 
 bench-hostile: $(STAMP)  ## attacks on one live process while another tenant is measured (prints figures)
 	$(BIN)/python bench/hostile/attacks.py
+
+bench-webhooks: $(STAMP) ## webhook delivery latency after commit, p50/p95/p99 (prints figures)
+	$(BIN)/python bench/webhooks.py
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

@@ -145,7 +145,9 @@ class Extract:
                 await rederive.done_with(conn, tenant_id=t, changes=unread.changes)
                 first = min(c.seq for c in unread.changes)
                 await rederive.rewind_summaries(conn, tenant_id=t, session_id=s, from_seq=first)
-            if await _advance(conn, tenant_id=t, session_id=s, to=unread.step_to):
+            read = unread.step_to > unread.job.extracted_seq or bool(unread.changes)
+            # Caught up after reading something: a forced run with nothing new says nothing.
+            if await _advance(conn, tenant_id=t, session_id=s, to=unread.step_to) and read:
                 data = {"user_id": u, "session_id": s, "extracted_seq": unread.step_to}
                 await outbox.emit(conn, tenant_id=t, user_id=u, type_="extraction.completed", data=data)
 

@@ -18,7 +18,6 @@ from app.webhooks.schemas import (
     EndpointCreate,
     EndpointCreated,
     EndpointOut,
-    RotateSecret,
 )
 
 router = APIRouter(prefix="/admin/tenants/{tenant_id}/webhooks", tags=["webhooks"], dependencies=[Admin])
@@ -100,11 +99,16 @@ async def delete_endpoint(tenant_id: Tenant, endpoint_id: uuid.UUID, conn: Conn)
     responses=problem_responses(403, 404),
 )
 async def rotate_secret(
-    tenant_id: Tenant, endpoint_id: uuid.UUID, conn: Conn, body: RotateSecret | None = None
+    tenant_id: Tenant,
+    endpoint_id: uuid.UUID,
+    conn: Conn,
+    grace_seconds: Annotated[
+        int,
+        Query(ge=0, le=7 * 86400, description="How long the old secret also signs (0: not at all)."),
+    ] = 86400,
 ) -> EndpointCreated:
-    grace = (body or RotateSecret()).grace_seconds
     return await service.rotate_secret(
-        conn, tenant_id=tenant_id, endpoint_id=endpoint_id, grace_seconds=grace
+        conn, tenant_id=tenant_id, endpoint_id=endpoint_id, grace_seconds=grace_seconds
     )
 
 

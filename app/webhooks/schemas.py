@@ -72,16 +72,6 @@ class EndpointCreated(EndpointOut):
     )
 
 
-class RotateSecret(BaseModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"grace_seconds": 86400}]})
-    grace_seconds: int = Field(
-        86400,
-        ge=0,
-        le=7 * 86400,
-        description="How long deliveries stay signed with the old secret too (0: not at all).",
-    )
-
-
 class AttemptOut(BaseModel):
     attempted_at: datetime
     status_code: int | None = Field(description="The receiver's answer; null when there was none.")

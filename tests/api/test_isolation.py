@@ -487,6 +487,8 @@ def concrete(path: str) -> str:
         "key_id": str(uuid.uuid4()),
         "fact_id": str(uuid.uuid4()),
         "tenant_id": "acme",
+        "endpoint_id": str(uuid.uuid4()),
+        "delivery_id": "1",
     }
     for name, value in fill.items():
         path = path.replace("{" + name + "}", value)

@@ -2219,20 +2219,6 @@ export interface components {
          * @enum {string}
          */
         Role: "system" | "user" | "assistant" | "tool";
-        /**
-         * RotateSecret
-         * @example {
-         *       "grace_seconds": 86400
-         *     }
-         */
-        RotateSecret: {
-            /**
-             * Grace Seconds
-             * @description How long deliveries stay signed with the old secret too (0: not at all).
-             * @default 86400
-             */
-            grace_seconds?: number;
-        };
         /** ScoreParts */
         ScoreParts: {
             /**
@@ -4236,7 +4222,10 @@ export interface operations {
     };
     rotate_secret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How long the old secret also signs (0: not at all). */
+                grace_seconds?: number;
+            };
             header?: never;
             path: {
                 endpoint_id: string;
@@ -4245,11 +4234,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["RotateSecret"] | null;
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Successful Response */
             200: {
@@ -4258,15 +4243,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointCreated"];
-                };
-            };
-            /** @description Malformed JSON or an invalid cursor. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing or unknown API key. */
@@ -4289,24 +4265,6 @@ export interface operations {
             };
             /** @description No such resource in your tenant. */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body, content, batch or metadata over its limit. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not JSON. */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };

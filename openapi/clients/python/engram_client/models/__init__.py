@@ -71,7 +71,6 @@ from .recency import Recency
 from .retry_request import RetryRequest
 from .retry_result import RetryResult
 from .role import Role
-from .rotate_secret import RotateSecret
 from .score_parts import ScoreParts
 from .search_hit import SearchHit
 from .search_hit_metadata import SearchHitMetadata
@@ -170,7 +169,6 @@ __all__ = (
     "RetryRequest",
     "RetryResult",
     "Role",
-    "RotateSecret",
     "ScoreParts",
     "SearchHit",
     "SearchHitMetadata",

@@ -9,7 +9,6 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.endpoint_created import EndpointCreated
 from ...models.problem import Problem
-from ...models.rotate_secret import RotateSecret
 from ...types import UNSET, Response, Unset
 
 
@@ -17,9 +16,14 @@ def _get_kwargs(
     tenant_id: str,
     endpoint_id: UUID,
     *,
-    body: None | RotateSecret | Unset = UNSET,
+    grace_seconds: int | Unset = 86400,
 ) -> dict[str, Any]:
-    headers: dict[str, Any] = {}
+
+    params: dict[str, Any] = {}
+
+    params["grace_seconds"] = grace_seconds
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -27,16 +31,9 @@ def _get_kwargs(
             tenant_id=quote(str(tenant_id), safe=""),
             endpoint_id=quote(str(endpoint_id), safe=""),
         ),
+        "params": params,
     }
 
-    if isinstance(body, RotateSecret):
-        _kwargs["json"] = body.to_dict()
-    else:
-        _kwargs["json"] = body
-
-    headers["Content-Type"] = "application/json"
-
-    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -47,11 +44,6 @@ def _parse_response(
         response_200 = EndpointCreated.from_dict(response.json())
 
         return response_200
-
-    if response.status_code == 400:
-        response_400 = Problem.from_dict(response.json())
-
-        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -67,16 +59,6 @@ def _parse_response(
         response_404 = Problem.from_dict(response.json())
 
         return response_404
-
-    if response.status_code == 413:
-        response_413 = Problem.from_dict(response.json())
-
-        return response_413
-
-    if response.status_code == 415:
-        response_415 = Problem.from_dict(response.json())
-
-        return response_415
 
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
@@ -105,7 +87,7 @@ def sync_detailed(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | RotateSecret | Unset = UNSET,
+    grace_seconds: int | Unset = 86400,
 ) -> Response[EndpointCreated | Problem]:
     """Rotate a webhook endpoint's secret
 
@@ -115,7 +97,8 @@ def sync_detailed(
     Args:
         tenant_id (str): The tenant.
         endpoint_id (UUID):
-        body (None | RotateSecret | Unset):
+        grace_seconds (int | Unset): How long the old secret also signs (0: not at all). Default:
+            86400.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,7 +111,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         tenant_id=tenant_id,
         endpoint_id=endpoint_id,
-        body=body,
+        grace_seconds=grace_seconds,
     )
 
     response = client.get_httpx_client().request(
@@ -143,7 +126,7 @@ def sync(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | RotateSecret | Unset = UNSET,
+    grace_seconds: int | Unset = 86400,
 ) -> EndpointCreated | Problem | None:
     """Rotate a webhook endpoint's secret
 
@@ -153,7 +136,8 @@ def sync(
     Args:
         tenant_id (str): The tenant.
         endpoint_id (UUID):
-        body (None | RotateSecret | Unset):
+        grace_seconds (int | Unset): How long the old secret also signs (0: not at all). Default:
+            86400.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -167,7 +151,7 @@ def sync(
         tenant_id=tenant_id,
         endpoint_id=endpoint_id,
         client=client,
-        body=body,
+        grace_seconds=grace_seconds,
     ).parsed
 
 
@@ -176,7 +160,7 @@ async def asyncio_detailed(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | RotateSecret | Unset = UNSET,
+    grace_seconds: int | Unset = 86400,
 ) -> Response[EndpointCreated | Problem]:
     """Rotate a webhook endpoint's secret
 
@@ -186,7 +170,8 @@ async def asyncio_detailed(
     Args:
         tenant_id (str): The tenant.
         endpoint_id (UUID):
-        body (None | RotateSecret | Unset):
+        grace_seconds (int | Unset): How long the old secret also signs (0: not at all). Default:
+            86400.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,7 +184,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         tenant_id=tenant_id,
         endpoint_id=endpoint_id,
-        body=body,
+        grace_seconds=grace_seconds,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -212,7 +197,7 @@ async def asyncio(
     endpoint_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: None | RotateSecret | Unset = UNSET,
+    grace_seconds: int | Unset = 86400,
 ) -> EndpointCreated | Problem | None:
     """Rotate a webhook endpoint's secret
 
@@ -222,7 +207,8 @@ async def asyncio(
     Args:
         tenant_id (str): The tenant.
         endpoint_id (UUID):
-        body (None | RotateSecret | Unset):
+        grace_seconds (int | Unset): How long the old secret also signs (0: not at all). Default:
+            86400.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -237,6 +223,6 @@ async def asyncio(
             tenant_id=tenant_id,
             endpoint_id=endpoint_id,
             client=client,
-            body=body,
+            grace_seconds=grace_seconds,
         )
     ).parsed
