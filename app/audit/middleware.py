@@ -19,6 +19,8 @@ from app.auth import Caller
 NOTES = "engram.audit_ids"  # scope key of ids a route adds (app.audit.notes); no client can set one
 ADMIN = "/v1/admin"
 _SCOPES = ("user_id", "session_id")
+# Routes served without FastAPI's layers, by the operation of the spec they answer.
+LEAN = {"memory_endpoint": "get_memory"}  # app/memory/router.py
 
 
 class AuditMiddleware:
@@ -54,7 +56,6 @@ class AuditMiddleware:
 
 
 def _event(scope: Scope, caller: Caller, at: datetime, status: int) -> Event:
-    route = scope.get("route")
     ids: dict[str, Any] = {k: str(v) for k, v in (scope.get("path_params") or {}).items()}
     ids.update(scope.get(NOTES, {}))
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
@@ -69,12 +70,21 @@ def _event(scope: Scope, caller: Caller, at: datetime, status: int) -> Event:
         client=str(client[0]) if client else None,
         request_id=scope.get("state", {}).get("request_id"),
         method=scope["method"],
-        operation=str(getattr(route, "name", None) or "unmatched"),
+        operation=_operation(scope),
         status=status,
         user_id=_text(ids.pop("user_id", None)),
         session_id=_text(ids.pop("session_id", None)),
         ids=ids,
     )
+
+
+def _operation(scope: Scope) -> str:
+    """The operation id of the route that answered (the spec's names: `append_messages`, ...)."""
+    route = scope.get("route")
+    if route is not None:
+        return str(getattr(route, "name", "unmatched"))
+    endpoint = getattr(scope.get("endpoint"), "__name__", None)  # a plain Starlette route
+    return LEAN.get(endpoint, endpoint) if endpoint else "unmatched"
 
 
 def _text(value: Any) -> str | None:

@@ -49,7 +49,7 @@ _CLAIM_FIRST = text(_CLAIM.format(after=""))
 # by other lanes: then _CLAIM_AFTER / _CLAIM_FIRST take any tenant's.
 _DUE = "FROM jobs x WHERE x.kind = :k AND x.status = 'pending' AND x.run_after <= now()"
 _CLAIM_ROTATING = text(
-    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, "
+    "SELECT j.tenant_id, j.session_id, j.attempts, j.force_to_seq, j.trace_parent, "
     "s.user_id, s.last_seq, s.summarized_seq, s.extracted_seq "
     "FROM jobs j JOIN sessions s USING (tenant_id, session_id) "
     "JOIN users u ON u.tenant_id = s.tenant_id AND u.user_id = s.user_id "

