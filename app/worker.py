@@ -121,7 +121,9 @@ class Worker:
             redis, window=settings.cache_window_messages, ttl=settings.cache_ttl_seconds, metrics=metrics
         )
         # Webhook deliveries run in lanes of their own: a slow receiver never holds up the model.
-        self.deliveries = DeliveryLanes(settings=settings, engine=engine, metrics=metrics)
+        self.deliveries = DeliveryLanes(
+            settings=settings, engine=engine, metrics=metrics, tracing=self.tracing
+        )
         self.retention = Rule(
             max_messages=settings.retention_max_messages, max_age_days=settings.retention_max_age_days
         )

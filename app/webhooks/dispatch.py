@@ -15,6 +15,7 @@ from app.config import Settings
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner, describe
 from app.metrics import Metrics
+from app.telemetry.tracing import Tracing
 from app.webhooks import tasks
 from app.webhooks.sender import Sender
 
@@ -30,7 +31,9 @@ def retry_policy(settings: Settings) -> RetryPolicy:
 
 
 class DeliveryLanes:
-    def __init__(self, *, settings: Settings, engine: AsyncEngine, metrics: Metrics) -> None:
+    def __init__(
+        self, *, settings: Settings, engine: AsyncEngine, metrics: Metrics, tracing: Tracing | None = None
+    ) -> None:
         self.engine = engine
         self.metrics = metrics
         self.lanes = settings.webhook_concurrency
@@ -42,7 +45,8 @@ class DeliveryLanes:
             timeout=settings.webhook_timeout_seconds, block_private=settings.webhook_block_private
         )
         self.step = tasks.Deliver(sender=self.sender, retry=retry, metrics=metrics)
-        self.runner = StepRunner(engine=engine, retry=retry, metrics=metrics)
+        # With the worker's tracing: a delivery is a span, and an idle lane's polls are none.
+        self.runner = StepRunner(engine=engine, retry=retry, metrics=metrics, tracing=tracing)
 
     async def run(self, stop: asyncio.Event) -> None:
         lanes = [asyncio.create_task(self._lane(stop, polls=i == 0)) for i in range(self.lanes)]
