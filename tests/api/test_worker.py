@@ -371,6 +371,9 @@ async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
         "gauges": True,
         "idempotency_keys": True,
         "idle_summaries": True,
+        "audit_retention": True,
+        "webhook_gauges": True,
+        "webhook_retention": True,
     }
     unembedded = await fetch(
         engine, "SELECT embed_attempts > 0, embed_error FROM facts WHERE content = 'Hums a lot.'"
