@@ -218,6 +218,18 @@ def opposed(a: str, b: str) -> bool:
     return bool(x and y) and (x <= y or y <= x)
 
 
+def displaces(newer: Current, older: Current) -> bool:
+    """Whether `newer`, being current, leaves no room for `older` to be current too: the same
+    statement, another value of its exclusive slot, or the opposite preference about the same
+    thing (what reconciliation would have ended `older` for, had `newer` arrived after it)."""
+    if normalize(newer.content) == normalize(older.content):
+        return True
+    if newer.subject is None or older.subject is None:
+        return False
+    same_slot = newer.exclusive and older.exclusive and newer.subject == older.subject
+    return same_slot or opposed(newer.subject, older.subject)
+
+
 def _compatible(f: Current, cand: FactCandidate) -> bool:
     """Two statements about different named slots are never the same fact, however alike they read
     ("Lives in Lisbon." / "Lives in Porto." embed close)."""

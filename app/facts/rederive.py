@@ -6,6 +6,12 @@ the worker's extraction step (app.facts.tasks.Extract) then, in one transaction:
 - strips the changed message from the sources of every fact of the user that cites it; a fact left
   with no source is invalidated where it began (it was never said; history reason "source edited"
   or "source deleted"), and a fact it had superseded holds again ("restored");
+- undoes the negations the message made: a fact whose ending was a negation read from it ("I no
+  longer eat fish") holds again ("restored"), since a negation is stored only as that INVALIDATE
+  event (it has no fact of its own that could lose its source);
+- a fact that holds again but has since been followed by a newer fact of its slot, the same
+  statement said again or an opposite preference, holds until that one began (superseded by it), so
+  two homes or "Likes fish." twice are never current at once;
 - reads an edited message again, as a new statement reconciled with what remains;
 - rewinds the session's summaries to before the message (the summaries covering it are removed and
   a summary job is forced up to where they reached), so the worker rewrites them.
@@ -24,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.db.vectors import from_db_vector
 from app.facts import events
-from app.facts.reconcile import Current, SpeakerFacts
+from app.facts.reconcile import Current, SpeakerFacts, displaces
 from app.jobs.due import SUMMARIZE
 
 
@@ -59,11 +65,25 @@ class Lost:
 
 
 @dataclass(frozen=True)
+class Restored:
+    """An ended fact that holds again: what ended it came from a changed message."""
+
+    speaker: str | None
+    fact: Current
+    reason: str  # the history event's
+    sources: tuple[uuid.UUID, ...]  # the changed messages that had ended it
+    related: uuid.UUID | None  # the lost fact that had superseded it (None: a negation had ended it)
+    # A newer current fact that leaves it no room (same slot, same statement, opposite preference):
+    # it holds again only until that one began.
+    until: Current | None = None
+
+
+@dataclass(frozen=True)
 class Plan:
     lost: list[Lost]
     keep_sources: dict[uuid.UUID, list[uuid.UUID]]  # every citing fact -> its sources left
-    # The facts a lost fact had superseded, by speaker: they hold again.
-    restored: list[tuple[str | None, Current]] = field(default_factory=list)
+    changed: dict[uuid.UUID, str] = field(default_factory=dict)  # message -> "edited" / "deleted"
+    restored: list[Restored] = field(default_factory=list)
 
 
 async def pending_changes(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> list[Change]:
@@ -107,25 +127,70 @@ def plan(changes: Sequence[Change], cited: Sequence[Citing]) -> Plan:
             gone = tuple(m for m in f.source_message_ids if m in why)
             reason = "source deleted" if any(why[m] == "deleted" for m in gone) else "source edited"
             lost.append(Lost(f.fact_id, f.content, f.valid, reason, gone))
-    return Plan(lost, keep)
+    return Plan(lost, keep, why)
 
 
-async def with_restored(conn: AsyncConnection, *, tenant_id: str, p: Plan) -> Plan:
-    """The plan with the facts its lost facts had superseded (they hold again once it is applied)."""
-    lost = [f.fact_id for f in p.lost if f.valid]
-    if not lost:
-        return p
-    rows = (
-        await conn.execute(
-            text(
-                "SELECT fact_id, content, subject, exclusive, valid_from, importance, source_message_ids, "
-                "speaker, embedding AS vec FROM facts "
-                "WHERE tenant_id = :t AND superseded_by = ANY(CAST(:ids AS uuid[]))"
-            ),
-            {"t": tenant_id, "ids": lost},
-        )
-    ).all()
-    return replace(p, restored=[(r.speaker, current_from_row(r)) for r in rows])
+_FACT_FIELDS = (
+    "f.fact_id, f.content, f.subject, f.exclusive, f.valid_from, f.importance, f.source_message_ids, "
+    "f.speaker, f.embedding AS vec"
+)
+# Facts a lost (still valid) fact had superseded.
+_SUPERSEDED_BY = text(
+    f"SELECT {_FACT_FIELDS}, f.superseded_by FROM facts f "
+    "WHERE f.tenant_id = :t AND f.superseded_by = ANY(CAST(:ids AS uuid[]))"
+)
+# Facts whose last ending is a negation read from one of the changed messages, still ended by it
+# (no fact superseded them, so nothing else has ended them since).
+_NEGATED_BY = text(
+    "WITH last AS ("
+    "  SELECT DISTINCT ON (e.fact_id) e.fact_id, e.reason, e.source_message_ids FROM fact_events e"
+    "  WHERE e.tenant_id = :t AND e.user_id = :u AND e.event = 'INVALIDATE'"
+    "  AND e.fact_id IN (SELECT x.fact_id FROM fact_events x WHERE x.tenant_id = :t AND x.user_id = :u"
+    "                    AND x.event = 'INVALIDATE' AND x.reason = 'negated'"
+    "                    AND x.source_message_ids && CAST(:ids AS uuid[]))"
+    "  ORDER BY e.fact_id, e.id DESC"
+    f") SELECT {_FACT_FIELDS}, last.source_message_ids AS ended_by FROM last "
+    "JOIN facts f ON f.tenant_id = :t AND f.fact_id = last.fact_id "
+    "WHERE last.reason = 'negated' AND last.source_message_ids && CAST(:ids AS uuid[]) "
+    "AND f.invalid_at IS NOT NULL AND f.superseded_by IS NULL"
+)
+
+
+async def with_restored(conn: AsyncConnection, *, tenant_id: str, user_id: str, p: Plan) -> Plan:
+    """The plan with the facts that hold again once it is applied: those its lost facts had
+    superseded, and those a negation read from a changed message had ended."""
+    restored: list[Restored] = []
+    by_lost = {f.fact_id: f for f in p.lost if f.valid}
+    if by_lost:
+        for r in (await conn.execute(_SUPERSEDED_BY, {"t": tenant_id, "ids": list(by_lost)})).all():
+            lost = by_lost[r.superseded_by]
+            restored.append(
+                Restored(
+                    speaker=r.speaker,
+                    fact=current_from_row(r),
+                    reason=f"restored: what replaced it lost its source ({lost.reason})",
+                    sources=lost.sources,
+                    related=lost.fact_id,
+                )
+            )
+    if p.changed:
+        gone = {f.fact_id for f in p.lost}
+        rows = (await conn.execute(_NEGATED_BY, {"t": tenant_id, "u": user_id, "ids": list(p.changed)})).all()
+        for r in rows:
+            if r.fact_id in gone:  # said only in changed messages too: it stays as it ended
+                continue
+            by = tuple(m for m in r.ended_by if m in p.changed)
+            why = "source deleted" if any(p.changed[m] == "deleted" for m in by) else "source edited"
+            restored.append(
+                Restored(
+                    speaker=r.speaker,
+                    fact=current_from_row(r),
+                    reason=f"restored: the negation that ended it lost its source ({why})",
+                    sources=by,
+                    related=None,
+                )
+            )
+    return replace(p, restored=restored)
 
 
 def current_from_row(r: Any) -> Current:
@@ -143,10 +208,12 @@ def current_from_row(r: Any) -> Current:
     )
 
 
-def without(facts: dict[str | None, SpeakerFacts], p: Plan) -> dict[str | None, SpeakerFacts]:
-    """The user's facts as reconciliation should see them once the plan is applied: lost facts no
-    longer current, changed messages no longer recorded as sources (an edited message read again is
-    a new statement, not one read before)."""
+def settle(facts: dict[str | None, SpeakerFacts], p: Plan) -> tuple[dict[str | None, SpeakerFacts], Plan]:
+    """The user's facts as reconciliation should see them once the plan is applied, and the plan
+    with each restored fact's end: lost facts are no longer current, changed messages no longer
+    recorded as sources (an edited message read again is a new statement, not one read before), and
+    a restored fact is current again unless a newer fact leaves it no room (`reconcile.displaces`),
+    in which case it holds until that one began."""
     gone = {f.fact_id for f in p.lost}
     out: dict[str | None, SpeakerFacts] = {}
     for speaker, mine in facts.items():
@@ -155,12 +222,19 @@ def without(facts: dict[str | None, SpeakerFacts], p: Plan) -> dict[str | None, 
             for c in mine.current
             if c.fact_id not in gone
         ]
-        changed = {m for f in p.lost for m in f.sources}
-        known = [replace(k, source_message_ids=k.source_message_ids - changed) for k in mine.known]
+        known = [replace(k, source_message_ids=k.source_message_ids - p.changed.keys()) for k in mine.known]
         out[speaker] = SpeakerFacts(current=current, known=known)
-    for speaker, c in p.restored:
-        out.setdefault(speaker, SpeakerFacts(current=[], known=[])).current.append(c)
-    return out
+    restored: list[Restored] = []
+    for r in p.restored:
+        mine = out.setdefault(r.speaker, SpeakerFacts(current=[], known=[]))
+        others = [*mine.current, *(x.fact for x in p.restored if x.speaker == r.speaker and x is not r)]
+        newer = [c for c in others if c.valid_from >= r.fact.valid_from and displaces(c, r.fact)]
+        until = min(newer, key=lambda c: (c.valid_from, str(c.fact_id)), default=None)
+        restored.append(replace(r, until=until))
+    for r in restored:
+        if r.until is None:
+            out[r.speaker].current.append(r.fact)
+    return out, replace(p, restored=restored)
 
 
 async def apply_plan(conn: AsyncConnection, *, tenant_id: str, user_id: str, p: Plan) -> None:
@@ -200,28 +274,31 @@ async def apply_plan(conn: AsyncConnection, *, tenant_id: str, user_id: str, p: 
                 source_message_ids=f.sources,
             )
         )
-        # What it had replaced holds again.
-        restored = (
-            await conn.execute(
-                text(
-                    "UPDATE facts SET invalid_at = NULL, superseded_by = NULL, updated_at = now() "
-                    "WHERE tenant_id = :t AND superseded_by = :f RETURNING fact_id, content"
-                ),
-                {"t": tenant_id, "f": f.fact_id},
-            )
-        ).all()
-        log.extend(
+    for r in p.restored:
+        until = r.until
+        await conn.execute(
+            text(
+                "UPDATE facts SET invalid_at = :end, superseded_by = :by, updated_at = now() "
+                "WHERE tenant_id = :t AND fact_id = :f"
+            ),
+            {
+                "t": tenant_id,
+                "f": r.fact.fact_id,
+                "end": until.valid_from if until else None,
+                "by": until.fact_id if until else None,
+            },
+        )
+        log.append(
             events.Event(
-                fact_id=r.fact_id,
+                fact_id=r.fact.fact_id,
                 event="UPDATE",
-                old_content=r.content,
-                new_content=r.content,
+                old_content=r.fact.content,
+                new_content=r.fact.content,
                 actor="system",
-                reason=f"restored: what replaced it lost its source ({f.reason})",
-                related_fact_id=f.fact_id,
-                source_message_ids=f.sources,
+                reason=r.reason + ("; held until a newer fact began" if until else ""),
+                related_fact_id=until.fact_id if until else r.related,
+                source_message_ids=r.sources,
             )
-            for r in restored
         )
     await events.record(conn, tenant_id=tenant_id, user_id=user_id, events=log)
 

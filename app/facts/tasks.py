@@ -110,8 +110,9 @@ class Extract:
             cited = await rederive.citing(
                 conn, tenant_id=t, user_id=u, message_ids=[c.message_id for c in changes]
             )
-            plan = await rederive.with_restored(conn, tenant_id=t, p=rederive.plan(changes, cited))
-            facts = rederive.without(facts, plan)
+            plan = rederive.plan(changes, cited)
+            plan = await rederive.with_restored(conn, tenant_id=t, user_id=u, p=plan)
+            facts, plan = rederive.settle(facts, plan)
             # An edited message already read is read again, as a new statement.
             again = await read_messages(
                 conn, tenant_id=t, session_id=s, ids=rederive.edited_ids(changes), upto=job.extracted_seq

@@ -123,3 +123,105 @@ async def test_a_summary_covering_an_edited_message_is_rewritten(api: httpx.Asyn
     await until(rewritten, within=30)
     (after,) = (await api.get(f"/v1/sessions/{s}/summaries")).json()["items"]
     assert after["summary_id"] != before[0]["summary_id"] and after["to_seq"] == before[0]["to_seq"]
+
+
+async def _history(api: httpx.AsyncClient, fact_id: str) -> list[dict[str, Any]]:
+    r = await api.get(f"/v1/facts/{fact_id}/history")
+    assert r.status_code == 200, r.text
+    items: list[dict[str, Any]] = r.json()["items"]
+    return items
+
+
+async def _one(api: httpx.AsyncClient, user: str, content: str) -> dict[str, Any]:
+    (fact,) = [f for f in await _facts(api, user, include_invalid="true") if f["content"] == content]
+    return fact
+
+
+async def test_a_deleted_negation_no_longer_ends_what_it_negated(api: httpx.AsyncClient) -> None:
+    """A negation is stored only as the INVALIDATE it made: deleting its message undoes that."""
+    s = (await api.post("/v1/sessions", json={"user_id": "eve"})).json()["session_id"]
+    await _append(api, s, ("user", "I love fish."), ("user", "I love jazz."), at="2026-01-05T10:00:00Z")
+    await _extracted(api, s)
+    (no,) = await _append(api, s, ("user", "I no longer eat fish."), at="2026-02-01T10:00:00Z")
+    await _extracted(api, s)
+    assert [f["content"] for f in await _facts(api, "eve")] == ["Likes jazz."]
+
+    assert (await api.delete(f"/v1/sessions/{s}/messages/{no['message_id']}")).status_code == 204
+    await _extracted(api, s)
+    assert sorted(f["content"] for f in await _facts(api, "eve")) == ["Likes fish.", "Likes jazz."]
+    fish = await _one(api, "eve", "Likes fish.")
+    assert fish["invalid_at"] is None and fish["superseded_by"] is None
+    history = await _history(api, fish["fact_id"])
+    assert [e["reason"] for e in history] == [
+        "extracted",
+        "negated",
+        "restored: the negation that ended it lost its source (source deleted)",
+    ]
+    assert history[-1]["event"] == "UPDATE" and history[-1]["source_message_ids"] == [no["message_id"]]
+    # As of any time, fish was liked: the negation never happened.
+    at_feb = await _facts(api, "eve", as_of="2026-03-01T00:00:00Z")
+    assert "Likes fish." in {f["content"] for f in at_feb}
+
+
+async def test_an_edited_negation_is_read_again_and_only_the_last_ending_counts(
+    api: httpx.AsyncClient,
+) -> None:
+    s = (await api.post("/v1/sessions", json={"user_id": "fay"})).json()["session_id"]
+    await _append(api, s, ("user", "I like hiking."), at="2026-01-05T10:00:00Z")
+    await _extracted(api, s)
+    (first,) = await _append(api, s, ("user", "I don't like hiking anymore."), at="2026-02-01T10:00:00Z")
+    await _extracted(api, s)
+    assert await _facts(api, "fay") == []
+
+    # Edited into something else: hiking holds again, the new text is read.
+    r = await api.patch(f"/v1/sessions/{s}/messages/{first['message_id']}", json={"content": "I love jazz."})
+    assert r.status_code == 200, r.text
+    await _extracted(api, s)
+    assert sorted(f["content"] for f in await _facts(api, "fay")) == ["Likes hiking.", "Likes jazz."]
+    hiking = await _one(api, "fay", "Likes hiking.")
+    assert [e["reason"] for e in await _history(api, hiking["fact_id"])][-1] == (
+        "restored: the negation that ended it lost its source (source edited)"
+    )
+
+    # A later negation ends it again; deleting the first message (no longer a negation) keeps that.
+    (second,) = await _append(api, s, ("user", "I don't like hiking anymore."), at="2026-03-01T10:00:00Z")
+    await _extracted(api, s)
+    assert (await api.delete(f"/v1/sessions/{s}/messages/{first['message_id']}")).status_code == 204
+    await _extracted(api, s)
+    assert await _facts(api, "fay") == []
+    assert (await _one(api, "fay", "Likes hiking."))["invalid_at"] == "2026-03-01T10:00:00Z"
+
+    # An edit that still negates: restored, then ended again by the text read anew.
+    r = await api.patch(
+        f"/v1/sessions/{s}/messages/{second['message_id']}",
+        json={"content": "Sadly I don't like hiking anymore."},
+    )
+    assert r.status_code == 200, r.text
+    await _extracted(api, s)
+    hiking = await _one(api, "fay", "Likes hiking.")
+    assert hiking["invalid_at"] == "2026-03-01T10:00:00Z"
+    reasons = [e["reason"] for e in await _history(api, hiking["fact_id"])]
+    assert reasons[-2:] == ["restored: the negation that ended it lost its source (source edited)", "negated"]
+
+
+async def test_a_restored_fact_said_again_since_holds_until_the_new_one(api: httpx.AsyncClient) -> None:
+    """Never two current "Likes fish.": the one said after the deleted negation takes over."""
+    s = (await api.post("/v1/sessions", json={"user_id": "gus"})).json()["session_id"]
+    await _append(api, s, ("user", "I love fish."), at="2026-01-05T10:00:00Z")
+    await _extracted(api, s)
+    (no,) = await _append(api, s, ("user", "I no longer eat fish."), at="2026-02-01T10:00:00Z")
+    await _extracted(api, s)
+    await _append(api, s, ("user", "I love fish again."), at="2026-03-01T10:00:00Z")
+    await _extracted(api, s)
+
+    assert (await api.delete(f"/v1/sessions/{s}/messages/{no['message_id']}")).status_code == 204
+    await _extracted(api, s)
+    (now,) = await _facts(api, "gus")
+    assert now["content"] == "Likes fish." and now["valid_from"] == "2026-03-01T10:00:00Z"
+    old = next(f for f in await _facts(api, "gus", include_invalid="true") if f["fact_id"] != now["fact_id"])
+    assert old["invalid_at"] == now["valid_from"] and old["superseded_by"] == now["fact_id"]
+    reasons = [e["reason"] for e in await _history(api, old["fact_id"])]
+    assert reasons[-1].endswith("; held until a newer fact began"), reasons
+    # Fish was liked all along, one fact at a time.
+    for at in ("2026-02-15T00:00:00Z", "2026-04-01T00:00:00Z"):
+        assert [f["content"] for f in await _facts(api, "gus", as_of=at)] == ["Likes fish."]

@@ -21,6 +21,7 @@ from app.facts.reconcile import (
     Mention,
     Thresholds,
     Vector,
+    displaces,
     normalize,
     reconcile,
 )
@@ -305,3 +306,20 @@ def test_normalize_is_linear_on_runs_of_spaces_and_punctuation() -> None:
     # Was a `[\s.!?;:,]+$` search: quadratic on a long run that does not reach the end.
     assert normalize("Lives  in\tLisbon . ! ") == "lives in lisbon"
     assert normalize(" . " * 3 + "x") == ". . . x"
+
+
+def test_what_leaves_a_restored_fact_no_room() -> None:
+    """A fact that holds again after what ended it lost its source yields to a newer fact of its
+    exclusive slot, the same statement said again, or the opposite preference; to nothing else."""
+
+    def fact(content: str, subject: str | None, exclusive: bool = False) -> Current:
+        return Current(uuid.uuid4(), content, subject, exclusive, T0, 0.5, (uuid.uuid4(),), None)
+
+    fish = fact("Likes fish.", "likes:fish")
+    assert displaces(fact("likes fish", None), fish)
+    assert displaces(fact("Dislikes fish.", "dislikes:fish"), fish)
+    assert not displaces(fact("Likes jazz.", "likes:jazz"), fish)
+    berlin = fact("Lives in Berlin.", "home", exclusive=True)
+    assert displaces(fact("Lives in Porto.", "home", exclusive=True), berlin)
+    spanish, french = fact("Speaks Spanish.", "language:spanish"), fact("Speaks French.", "language:french")
+    assert not displaces(spanish, french)
