@@ -416,6 +416,17 @@ class Settings(BaseSettings):
         description="Requests of one tenant in flight per API process (0: unlimited); keep it below "
         "DB_POOL_SIZE + DB_MAX_OVERFLOW so one tenant cannot hold every connection.",
     )
+    tenant_queue_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="How long a tenant's request over ENGRAM_TENANT_MAX_CONCURRENT waits for a slot, in "
+        "order, before a 429 (0: refused at once); its body is not read while it waits.",
+    )
+    tenant_queue_size: int = Field(
+        64,
+        ge=0,
+        description="Requests of one tenant waiting for a slot per API process; more get a 429 at once.",
+    )
     unauthenticated_rps: float = Field(
         10.0,
         gt=0,

@@ -4,15 +4,14 @@
   unknown key costs no database work the second time, and callers without a valid key are
   limited per client address (ENGRAM_UNAUTHENTICATED_RPS) before any lookup;
 - the tenant's requests per second (ENGRAM_RATE_LIMIT_RPS or its own) and its requests in flight
-  in this process (ENGRAM_TENANT_MAX_CONCURRENT), so one tenant cannot hold every connection.
+  in this process (ENGRAM_TENANT_MAX_CONCURRENT, the next ones queued for up to
+  ENGRAM_TENANT_QUEUE_SECONDS), so one tenant cannot hold every connection.
 
 A refusal closes the connection: the body the client may still be sending is never read.
 Rate limits and caps apply with auth on; with auth off there is only one tenant.
 """
 
 from __future__ import annotations
-
-from collections import Counter as Tally
 
 import structlog
 from starlette.datastructures import Headers
@@ -26,6 +25,7 @@ from app.mcp.route import IN_PROCESS
 from app.mcp.route import PATH as MCP_PATH
 from app.middleware import refuse
 from app.ratelimit.limiter import Counter, RateLimited, messages_per_day, per_second
+from app.ratelimit.slots import SlotsFull, TenantSlots
 
 ADMIN_PREFIX = "/v1/admin"
 DATABASE_DOWN = ServiceUnavailable(
@@ -42,7 +42,9 @@ class Admission:
         self.keys = keys
         self.counter = counter
         self.unauthenticated = per_second(settings.unauthenticated_rps)
-        self.in_flight: Tally[str] = Tally()
+        # With auth off there is one tenant: nothing to share out.
+        cap = settings.tenant_max_concurrent if settings.auth_on else 0
+        self.slots = TenantSlots(cap, queue=settings.tenant_queue_size, wait=settings.tenant_queue_seconds)
 
     async def admit(self, scope: Scope) -> Caller | None:
         """The caller of a /v1 request (None: the admin), or a problem to answer with."""
@@ -90,20 +92,19 @@ class Admission:
             headers=headers or {"Retry-After": "1"},
         )
 
-    def enter(self, caller: Caller) -> None:
-        cap = self.settings.tenant_max_concurrent
-        if self.settings.auth_on and cap and self.in_flight[caller.tenant_id] >= cap:
+    async def enter(self, caller: Caller) -> None:
+        try:
+            await self.slots.acquire(caller.tenant_id)
+        except SlotsFull:
+            cap = self.settings.tenant_max_concurrent
             raise RateLimited(
-                f"Your tenant has {cap} requests in progress on this server (ENGRAM_TENANT_MAX_CONCURRENT); "
-                "retry when one ends.",
+                f"Your tenant has {cap} requests in progress on this server (ENGRAM_TENANT_MAX_CONCURRENT) "
+                f"and more waiting; retry when one ends.",
                 headers={"Retry-After": "1"},
-            )
-        self.in_flight[caller.tenant_id] += 1
+            ) from None
 
     def leave(self, caller: Caller) -> None:
-        self.in_flight[caller.tenant_id] -= 1
-        if self.in_flight[caller.tenant_id] <= 0:
-            del self.in_flight[caller.tenant_id]
+        self.slots.release(caller.tenant_id)
 
     async def charge_messages(self, caller: Caller, count: int) -> None:
         """Count `count` appended messages against the tenant's daily quota, or refuse them all."""
@@ -150,7 +151,7 @@ class GateMiddleware:
         try:
             caller = await admission.admit(scope)
             if caller is not None:
-                admission.enter(caller)
+                await admission.enter(caller)
         except AppError as exc:
             await refuse(scope, send, exc)
             return

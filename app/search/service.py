@@ -4,7 +4,9 @@ both, fused, the kinds ranked together."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,7 +28,12 @@ from app.search.schemas import (
     SearchResponse,
 )
 
+# Waiting for indexing polls at WAIT_STEP, then ever less often up to WAIT_STEP_MAX, with jitter:
+# forty searches waiting at a fixed 50 ms cost the API process most of a core in count queries
+# and stalled its event loop for every other tenant (bench/hostile `waiting_searches`).
 WAIT_STEP = 0.05
+WAIT_STEP_MAX = 0.4
+WAIT_BACKOFF = 1.5
 # MMR: the cosine from which two hits start to count as duplicates of each other; and above this
 # many candidate x step evaluations, it runs in a worker thread (a few ms of numpy).
 MMR_DUPLICATE = 0.6
@@ -305,12 +312,13 @@ async def search_when_indexed(
     if req.wait_for_indexing_ms > 0:
         counts = _pending_counts(tenant_id, req)
         deadline = time.monotonic() + req.wait_for_indexing_ms / 1000
+        steps = _wait_steps()
         while True:
             async with engine.connect() as conn:
                 pending = await _wait_for_indexing(conn, counts, 0)
             if pending == 0 or time.monotonic() >= deadline:
                 break
-            await asyncio.sleep(WAIT_STEP)
+            await asyncio.sleep(min(next(steps), max(0.0, deadline - time.monotonic())))
         req = req.model_copy(update={"wait_for_indexing_ms": 0})  # its answer counts once more
     async with engine.begin() as conn:
         return await search(conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings)
@@ -339,13 +347,23 @@ async def _wait_for_indexing(
 ) -> int:
     """Poll the `counts` of rows waiting for their embedding until they are all 0 or time is up."""
     deadline = time.monotonic() + seconds
+    steps = _wait_steps()
     while True:
         pending = 0
         for stmt, params in counts:
             pending += int((await conn.execute(stmt, params)).scalar_one())
         if pending == 0 or time.monotonic() >= deadline:
             return pending
-        await asyncio.sleep(WAIT_STEP)
+        await asyncio.sleep(min(next(steps), max(0.0, deadline - time.monotonic())))
+
+
+def _wait_steps() -> Iterator[float]:
+    """The pauses between polls: growing from WAIT_STEP to WAIT_STEP_MAX, each within ±20 % so
+    that searches which began together do not poll together."""
+    step = WAIT_STEP
+    while True:
+        yield step * random.uniform(0.8, 1.2)
+        step = min(step * WAIT_BACKOFF, WAIT_STEP_MAX)
 
 
 def _hit(c: ranking.Candidate) -> SearchHit:

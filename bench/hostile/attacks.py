@@ -177,7 +177,16 @@ class Victim:
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - started)))
 
     async def _found(self, c: httpx.AsyncClient, word: str, started: float) -> bool:
-        body = {"query": f"code word {word}", "session_id": "victim-s", "mode": "semantic", "limit": 3}
+        # The query is the message itself: among the earlier "my code word is zebra…" turns only
+        # this one has a cosine of 1, so it is found as soon as it is embedded. A query of the
+        # random word alone ("code word zebra…") has no meaning the model can tell apart, and the
+        # earlier turns crowded it out of the top 3 (counted as unsearchable with no attack).
+        body = {
+            "query": f"my code word is {word}",
+            "session_id": "victim-s",
+            "mode": "semantic",
+            "limit": 3,
+        }
         while time.perf_counter() - started < 10:
             r = await c.post("/v1/search", json=body)
             if r.status_code == 200 and any(word in h["content"] for h in r.json()["results"]):
