@@ -1,4 +1,4 @@
-"""`engram` command line: serve, worker, migrate, openapi, mcp, keys, tenants."""
+"""`engram` command line: serve, worker, migrate, openapi, mcp, keys, tenants, encryption."""
 
 from __future__ import annotations
 
@@ -13,17 +13,22 @@ import socket
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from app.cli_admin import keys, tenants
 from app.cli_common import settings_with as _settings_with
 from app.cli_common import start_embedded_if_needed as _start_embedded_if_needed
+from app.cli_encryption import encryption
+
+if TYPE_CHECKING:
+    from app.config import Settings
 
 app = typer.Typer(help="Engram: a memory service for AI agents.", no_args_is_help=True)
 app.add_typer(keys, name="keys")
 app.add_typer(tenants, name="tenants")
+app.add_typer(encryption, name="encryption")
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -77,6 +82,7 @@ def serve(
             except PgvectorMissing as exc:
                 typer.echo(f"engram: {exc}", err=True)
                 raise typer.Exit(1) from None
+        _check_encryption(settings, url)
         typer.echo(
             f"engram: starting the API on http://{settings.host}:{settings.port} "
             "(/healthz answers first; /readyz once the model is loaded)",
@@ -110,6 +116,17 @@ def serve(
     _exit_now()
 
 
+def _check_encryption(settings: Settings, url: str) -> None:
+    """Stop with one line when ENGRAM_ENCRYPTION_KEYS does not fit the database (app/crypto/keys.py)."""
+    from app.crypto.keys import EncryptionKeyError, check_database
+
+    try:
+        asyncio.run(check_database(settings, url))
+    except EncryptionKeyError as exc:
+        typer.echo(f"engram: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
 @app.command()
 def worker(
     data_dir: Annotated[Path | None, typer.Option(help="Embedded PostgreSQL home.")] = None,
@@ -127,6 +144,7 @@ def worker(
     try:
         url = embedded.url if embedded else settings.database_url
         assert url is not None
+        _check_encryption(settings, url)
         asyncio.run(run_worker(settings, url))
     finally:
         if embedded is not None:

@@ -12,6 +12,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.crypto.envelope import Keyring
 from app.redis_client import SENTINEL_SCHEME, parse_sentinel_url
 
 
@@ -65,6 +66,18 @@ class Settings(BaseSettings):
         description="Redis URL (`redis://`, `rediss://`, `unix://`, or `redis+sentinel://host:26379"
         "[,host:port...]/service[/db]` to follow a Sentinel-managed primary); unset: no Redis "
         "(PostgreSQL only).",
+    )
+
+    # --- encryption at rest (app/crypto; docs/encryption.md) ---
+    encryption_keys: SecretStr | None = Field(
+        None,
+        description="`id:base64key[,id:base64key...]` (256-bit keys, `engram encryption new-key`): "
+        "message content, summaries, fact text and metadata values are stored encrypted (AES-256-GCM) "
+        "under the first key; the others are still read, and the worker re-encrypts their rows under "
+        "the first. Unset: nothing is encrypted (and data already encrypted refuses to start).",
+    )
+    encryption_rotation_batch: int = Field(
+        200, ge=1, le=10_000, description="Rows the worker re-encrypts per transaction while keys rotate."
     )
 
     # --- auth ---
@@ -471,6 +484,8 @@ class Settings(BaseSettings):
     def _check(self) -> Settings:
         if self.database_password is not None and self.database_url:
             self.database_url = _with_password(self.database_url, self.database_password.get_secret_value())
+        if self.encryption_keys is not None:
+            Keyring(self.encryption_keys.get_secret_value())  # a malformed list stops the start, named
         if self.auth is Switch.off and not _is_loopback(self.host):
             raise ValueError(
                 f"ENGRAM_AUTH=off with ENGRAM_HOST={self.host}: refusing to serve an "

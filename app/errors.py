@@ -17,6 +17,7 @@ from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
+from app.crypto.envelope import DecryptError
 from app.db.outage import OUTAGE_ERRORS, is_outage
 from app.jsonutil import dumps
 
@@ -236,6 +237,20 @@ async def _database_error(request: Request, exc: Exception) -> Response:
     return await _unhandled(request, exc)
 
 
+async def _undecryptable(request: Request, exc: Exception) -> Response:
+    """A stored value that does not open (app/crypto): altered, moved, or its key is not listed.
+    Never answered as its ciphertext, and never as another row's text."""
+    _log.error("stored value cannot be decrypted", error=str(exc), path=request.url.path)
+    return problem_response(
+        status=500,
+        slug="undecryptable",
+        title="Stored data cannot be decrypted",
+        detail="A stored value failed its integrity check or its key is not configured; it has been "
+        "logged with this request's id.",
+        instance=request.url.path,
+    )
+
+
 async def _unhandled(request: Request, exc: Exception) -> Response:
     _log.exception("unhandled error", path=request.url.path)
     return problem_response(
@@ -256,6 +271,7 @@ def install_error_handlers(app: FastAPI) -> None:
     for outage in OUTAGE_ERRORS:
         app.add_exception_handler(outage, _database_down)
     app.add_exception_handler(sa_exc.DBAPIError, _database_error)
+    app.add_exception_handler(DecryptError, _undecryptable)
     app.add_exception_handler(Exception, _unhandled)
 
 

@@ -18,6 +18,7 @@ from app.audit.writer import AuditWriter
 from app.auth import KeyResolver
 from app.cache.window import WindowCache
 from app.config import Settings
+from app.crypto.keys import start_encryption
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import KEY_POOL_SIZE, make_engine, make_export_engine, make_key_engine
 from app.db.migrate import upgrade
@@ -64,6 +65,7 @@ def make_lifespan(
         if settings.migrate_on_start:
             await upgrade(url, settings.embedding_dim)
         engine = make_engine(settings, url)
+        await start_encryption(settings, engine)  # before the worker: it reads sealed rows
         key_engine = make_key_engine(url)
         export_engine = make_export_engine(settings, url)
         metrics.watch_pool(lambda: pool_stats(engine))

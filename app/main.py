@@ -9,6 +9,8 @@ from app import __version__
 from app.api import root
 from app.audit.middleware import AuditMiddleware
 from app.config import Settings
+from app.crypto.envelope import Keyring
+from app.crypto.middleware import KeyringMiddleware
 from app.errors import install_error_handlers
 from app.gate import GateMiddleware
 from app.lifespan import make_lifespan
@@ -73,6 +75,9 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
     app.add_middleware(GateMiddleware)
     routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH, *UI_PATHS])
     app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
+    if settings.encryption_keys is not None:  # off: not even a pass through it
+        ring = Keyring(settings.encryption_keys.get_secret_value())
+        app.add_middleware(KeyringMiddleware, ring=ring)
     tracing.instrument_app(app)  # outermost: a request's span covers every middleware
     return app
 

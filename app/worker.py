@@ -23,6 +23,8 @@ from app.audit import retention as audit_retention
 from app.cache import evictions
 from app.cache.window import WindowCache
 from app.config import Settings
+from app.crypto import fields
+from app.crypto.rotation import Rotation
 from app.facts.forgetting import expire_facts
 from app.facts.reconcile import Thresholds
 from app.facts.tasks import EmbedFacts, Extract
@@ -47,6 +49,7 @@ from app.webhooks.dispatch import DeliveryLanes
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
 SWEEP_EVERY = 600.0  # seconds between housekeeping sweeps (expired idempotency keys)
+ROTATE_EVERY = 1.0  # seconds between runs of the re-encryption sweep (each runs up to 0.5 s)
 EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could not do
 # Batches in flight per worker. Two keep the model busy: one batch writes and commits (and the
 # next is claimed) while the other is in the model. They share one model lock, so the model
@@ -146,6 +149,11 @@ class Worker:
             sweeps.Sweep("webhook_gauges", BACKLOG_EVERY, self.deliveries.refresh_gauges),
             sweeps.Sweep("webhook_retention", SWEEP_EVERY, self.deliveries.forget_old, first_now=False),
         ]
+        if fields.keyring() is not None:  # encryption on: rows under an older key are sealed again
+            self.rotation = Rotation(
+                engine, batch=settings.encryption_rotation_batch, on_rewritten=self._rewritten
+            )
+            self.sweeps.append(sweeps.Sweep("reencrypt", ROTATE_EVERY, self.rotation.run))
         idle = settings.summary_idle_seconds
         if idle is not None:
             self.sweeps.append(
@@ -208,6 +216,9 @@ class Worker:
                 await _sleep_or_stop(stop, 1.0)  # retry soon, without spinning on a dead database
             elif not busy:
                 await self._idle(stop)
+
+    def _rewritten(self, table: str, n: int) -> None:
+        self.metrics.worker_items.labels("reencrypt", table).inc(n)
 
     async def expire_facts(self) -> int:
         if self.settings.fact_expire_below is None:

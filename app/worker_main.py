@@ -9,6 +9,7 @@ import structlog
 from prometheus_client import start_http_server
 
 from app.config import Settings
+from app.crypto.keys import start_encryption
 from app.db.engine import make_engine
 from app.metrics import Metrics
 from app.redis_client import make_redis
@@ -30,6 +31,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     tracing = make_tracing(settings)
     tracing.instrument_engine(engine)
     tracing.instrument_redis(redis)
+    await start_encryption(settings, engine)
     embedder = await start_embedder(settings, engine)
     if settings.worker_metrics_port is not None:
         start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)

@@ -22,6 +22,7 @@ import orjson
 import structlog
 from redis.asyncio import Redis
 
+from app.crypto import fields
 from app.metrics import Metrics
 
 _log = structlog.get_logger("engram.cache")
@@ -60,12 +61,44 @@ class Version:
         return f"{self.key()}:{int(complete)}"
 
 
+def _dump(tenant_id: str, doc: dict[str, Any], field: str) -> bytes:
+    """A message (field `content`) or summary doc as the cache stores it: with encryption on, its
+    text and metadata sealed (Redis persists to disk too, so an entry is data at rest), bound to
+    the tenant and the message or summary id."""
+    if fields.keyring() is None:
+        return orjson.dumps(doc)
+    row = doc.get("message_id") or doc.get("summary_id")
+    sealed = {
+        **doc,
+        "content": fields.seal_text(doc["content"], tenant=tenant_id, table="cache", field=field, row=row),
+    }
+    if "metadata" in doc:
+        sealed["metadata"] = fields.seal_json(
+            doc["metadata"], tenant=tenant_id, table="cache", field=f"{field}.metadata", row=row
+        )
+    return orjson.dumps(sealed)
+
+
+def _load(tenant_id: str, raw: bytes, field: str) -> dict[str, Any]:
+    doc: dict[str, Any] = orjson.loads(raw)
+    if fields.keyring() is None:
+        return doc
+    row = doc.get("message_id") or doc.get("summary_id")
+    doc["content"] = fields.open_text(doc["content"], tenant=tenant_id, table="cache", field=field, row=row)
+    if "metadata" in doc:
+        doc["metadata"] = fields.open_json(
+            doc["metadata"], tenant=tenant_id, table="cache", field=f"{field}.metadata", row=row
+        )
+    return doc
+
+
 class LazyDocs(Sequence[dict[str, Any]]):
     """Messages as Redis returned them, each parsed the first time it is read: a budget is
     usually filled by the newest few of a window of hundreds."""
 
-    def __init__(self, raw: list[bytes]) -> None:
+    def __init__(self, raw: list[bytes], tenant_id: str) -> None:
         self._raw = raw
+        self._tenant_id = tenant_id
         self._docs: list[dict[str, Any] | None] = [None] * len(raw)
 
     def __len__(self) -> int:
@@ -82,7 +115,7 @@ class LazyDocs(Sequence[dict[str, Any]]):
             return [self[j] for j in range(*i.indices(len(self)))]
         doc = self._docs[i]
         if doc is None:
-            doc = self._docs[i] = orjson.loads(self._raw[i])
+            doc = self._docs[i] = _load(self._tenant_id, self._raw[i], "content")
         return doc
 
 
@@ -175,8 +208,8 @@ class WindowCache:
         partial = len(raw_messages) < length
         return Window(
             version=version,
-            messages=LazyDocs(raw_messages),
-            summary=orjson.loads(raw_summary) if raw_summary else None,
+            messages=LazyDocs(raw_messages, tenant_id),
+            summary=_load(tenant_id, raw_summary, "summary") if raw_summary else None,
             complete=tag.endswith("1") and not partial,
             partial=partial,
         )
@@ -192,9 +225,10 @@ class WindowCache:
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.delete(km)
                 if messages:
-                    pipe.rpush(km, *[orjson.dumps(m) for m in messages])
+                    pipe.rpush(km, *[_dump(tenant_id, m, "content") for m in messages])
                     pipe.expire(km, self._ttl)
-                pipe.set(ks, orjson.dumps(window.summary) if window.summary else b"", ex=self._ttl)
+                summary = _dump(tenant_id, window.summary, "summary") if window.summary else b""
+                pipe.set(ks, summary, ex=self._ttl)
                 pipe.set(kv, window.version.tag(complete), ex=self._ttl)
                 await pipe.execute()
         except Exception as exc:
@@ -221,7 +255,13 @@ class WindowCache:
         try:
             done = await self._extend(
                 keys=list(keys),
-                args=[base.key(), new.key(), self.window, self._ttl, *[orjson.dumps(m) for m in messages]],
+                args=[
+                    base.key(),
+                    new.key(),
+                    self.window,
+                    self._ttl,
+                    *[_dump(tenant_id, m, "content") for m in messages],
+                ],
             )
         except Exception as exc:
             self._failed("extend", exc)

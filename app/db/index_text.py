@@ -16,9 +16,16 @@ that the worker embeds them again (as migrations/versions/*_search_text.py does)
 
 from __future__ import annotations
 
+# An encrypted content (app/crypto) gives the keyword index nothing: the words of a ciphertext are
+# noise, and the words of the plain text would be the text itself, stored in clear. So encrypted
+# rows are found by meaning (their embeddings) and by speaker name only (docs/encryption.md).
+PLAIN_CONTENT = "CASE WHEN starts_with(content, 'engram-enc:') THEN '' ELSE content END"
+
 # The generated column's expression (migrations and app/db/models.py): the speaker's name, then
 # the content, so a query naming the speaker matches their turns by word too.
-KEYWORD_SQL = "to_tsvector('english'::regconfig, coalesce(name, '') || ' ' || content)"
+KEYWORD_SQL = f"to_tsvector('english'::regconfig, coalesce(name, '') || ' ' || {PLAIN_CONTENT})"
+# The same for summaries and facts, which have no speaker.
+TEXT_KEYWORD_SQL = f"to_tsvector('english'::regconfig, {PLAIN_CONTENT})"
 
 
 def message_text(*, name: str | None, content: str) -> str:

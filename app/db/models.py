@@ -29,6 +29,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
 from app.db.index_text import KEYWORD_SQL as MESSAGE_KEYWORD_SQL
+from app.db.index_text import TEXT_KEYWORD_SQL
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -45,8 +46,6 @@ FACT_KINDS = ("identity", "preference", "relationship", "occupation", "location"
 FACT_EVENTS = ("ADD", "UPDATE", "INVALIDATE", "DELETE")
 ACTORS = ("system", "api")
 EMBED_STATES = ("pending", "done", "failed")
-# Stemmed English full-text; the generated column keeps the index in step with every write.
-TSV_CONFIG = "english"
 
 
 def _ts(**kw: Any) -> Any:
@@ -275,9 +274,7 @@ class Summary(SQLModel, table=True):
     embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
     content_tsv: Any = Field(
         default=None,
-        sa_column=Column(
-            TSVECTOR, Computed(f"to_tsvector('{TSV_CONFIG}'::regconfig, content)", persisted=True)
-        ),
+        sa_column=Column(TSVECTOR, Computed(TEXT_KEYWORD_SQL, persisted=True)),
     )
 
 
@@ -446,9 +443,7 @@ class Fact(SQLModel, table=True):
     embed_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     content_tsv: Any = Field(
         default=None,
-        sa_column=Column(
-            TSVECTOR, Computed(f"to_tsvector('{TSV_CONFIG}'::regconfig, content)", persisted=True)
-        ),
+        sa_column=Column(TSVECTOR, Computed(TEXT_KEYWORD_SQL, persisted=True)),
     )
 
 
@@ -479,6 +474,37 @@ class FactEvent(SQLModel, table=True):
     )
     source_message_ids: list[uuid.UUID] = _uuids()
     created_at: datetime = _ts()
+
+
+class EncryptionKey(SQLModel, table=True):
+    """A key id that has sealed data here (app/crypto/keys.py), with a value sealed by it: a start
+    with the wrong key material under that id fails on it, before any row is read or written.
+    `retired_at`: the rotation found no row left under it; it may leave ENGRAM_ENCRYPTION_KEYS."""
+
+    __tablename__ = "encryption_keys"
+    key_id: str = Field(sa_column=Column(Text, primary_key=True))
+    canary: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = _ts()
+    retired_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
+
+
+class EncryptionRotation(SQLModel, table=True):
+    """Where the re-encryption sweep is (app/crypto/rotation.py), per table: the primary key it
+    seals under and the last row id it passed, so a restarted worker goes on from there."""
+
+    __tablename__ = "encryption_rotation"
+    table_name: str = Field(sa_column=Column(Text, primary_key=True))
+    key_id: str = Field(sa_column=Column(Text, nullable=False))
+    after: str = Field(sa_column=Column(Text, nullable=False, server_default=text("''")))
+    rewritten: int = Field(default=0, sa_column=_bigint0())
+    # Whether the current pass over the table found a row to re-encrypt (another pass follows).
+    dirty: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false"))
+    )
+    done: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false")))
+    updated_at: datetime = _ts()
 
 
 class AuditEvent(SQLModel, table=True):

@@ -5,12 +5,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.crypto import fields
 from app.webhooks import outbox
 
 EventKind = Literal["ADD", "UPDATE", "INVALIDATE", "DELETE"]
@@ -49,8 +50,12 @@ async def record(conn: AsyncConnection, *, tenant_id: str, user_id: str, events:
         {
             "fact_id": str(e.fact_id),
             "event": e.event,
-            "old": e.old_content,
-            "new": e.new_content,
+            "old": fields.seal_optional(
+                e.old_content, tenant=tenant_id, table="fact_events", field="old_content", row=e.fact_id
+            ),
+            "new": fields.seal_optional(
+                e.new_content, tenant=tenant_id, table="fact_events", field="new_content", row=e.fact_id
+            ),
             "actor": e.actor,
             "reason": e.reason,
             "related": str(e.related_fact_id) if e.related_fact_id else None,
@@ -72,6 +77,16 @@ async def record(conn: AsyncConnection, *, tenant_id: str, user_id: str, events:
         type_="facts.changed",
         data={"user_id": user_id, "changes": changes},
     )
+
+
+def open_event(row: dict[str, Any], tenant_id: str) -> dict[str, Any]:
+    """A fact_events row with its texts opened (encryption on), in place."""
+    if fields.keyring() is not None:
+        for col in ("old_content", "new_content"):
+            row[col] = fields.open_optional(
+                row[col], tenant=tenant_id, table="fact_events", field=col, row=row["fact_id"]
+            )
+    return row
 
 
 async def redact(conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID) -> None:

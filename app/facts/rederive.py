@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.crypto import fields
 from app.db.vectors import from_db_vector
 from app.facts import events
 from app.facts.reconcile import Current, SpeakerFacts, displaces
@@ -112,6 +113,7 @@ async def citing(
             {"t": tenant_id, "u": user_id, "ids": list(message_ids)},
         )
     ).all()
+    rows = fields.open_contents(rows, tenant=tenant_id, table="facts", id_col="fact_id")
     return [Citing(r.fact_id, r.content, r.speaker, r.valid, tuple(r.source_message_ids)) for r in rows]
 
 
@@ -162,7 +164,8 @@ async def with_restored(conn: AsyncConnection, *, tenant_id: str, user_id: str, 
     restored: list[Restored] = []
     by_lost = {f.fact_id: f for f in p.lost if f.valid}
     if by_lost:
-        for r in (await conn.execute(_SUPERSEDED_BY, {"t": tenant_id, "ids": list(by_lost)})).all():
+        rows = (await conn.execute(_SUPERSEDED_BY, {"t": tenant_id, "ids": list(by_lost)})).all()
+        for r in fields.open_contents(rows, tenant=tenant_id, table="facts", id_col="fact_id"):
             lost = by_lost[r.superseded_by]
             restored.append(
                 Restored(
@@ -176,7 +179,7 @@ async def with_restored(conn: AsyncConnection, *, tenant_id: str, user_id: str, 
     if p.changed:
         gone = {f.fact_id for f in p.lost}
         rows = (await conn.execute(_NEGATED_BY, {"t": tenant_id, "u": user_id, "ids": list(p.changed)})).all()
-        for r in rows:
+        for r in fields.open_contents(rows, tenant=tenant_id, table="facts", id_col="fact_id"):
             if r.fact_id in gone:  # said only in changed messages too: it stays as it ended
                 continue
             by = tuple(m for m in r.ended_by if m in p.changed)

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.crypto import fields
 from app.db.vectors import as_db_vector
 from app.facts.forgetting import decayed_importance
 
@@ -63,15 +64,18 @@ async def relevant_facts(
         params["s"], params["seq"] = session_id, anchor_seq
     else:
         anchor = "CAST(NULL AS vector)"
-    rows = (await conn.execute(_query(half_life_days, anchor), params)).all()
+    rows = [
+        fields.open_row(dict(r), tenant_id)
+        for r in (await conn.execute(_query(half_life_days, anchor), params)).mappings().all()
+    ]
     return [
         {
-            "fact_id": str(r.fact_id),
-            "content": r.content if r.speaker is None else f"{r.speaker}: {r.content}",
-            "kind": r.kind,
-            "metadata": r.metadata,
-            "valid_us": r.valid_us,
-            "score": None if r.score is None else round(float(r.score), 6),
+            "fact_id": str(r["fact_id"]),
+            "content": r["content"] if r["speaker"] is None else f"{r['speaker']}: {r['content']}",
+            "kind": r["kind"],
+            "metadata": r["metadata"],
+            "valid_us": r["valid_us"],
+            "score": None if r["score"] is None else round(float(r["score"]), 6),
         }
         for r in rows
     ]

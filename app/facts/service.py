@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.crypto import fields
 from app.errors import InvalidCursor, NotFound, ValidationFailed
 from app.facts import events
 from app.facts.forgetting import decayed_importance
@@ -101,7 +102,7 @@ async def list_facts(
         .mappings()
         .all()
     )
-    items = [FactOut(**r) for r in rows[:limit]]
+    items = [FactOut(**fields.open_row(dict(r), tenant_id)) for r in rows[:limit]]
     nxt = None
     if len(rows) > limit:
         nxt = encode_cursor("facts", [items[-1].valid_from.isoformat(), str(items[-1].fact_id)])
@@ -126,7 +127,7 @@ async def get_fact(
     )
     if row is None:
         raise NotFound(f"No fact {fact_id}.")
-    return FactOut(**row)
+    return FactOut(**fields.open_row(dict(row), tenant_id))
 
 
 async def add_fact(
@@ -148,6 +149,8 @@ async def add_fact(
             {"t": tenant_id, "u": user_id, "speaker": body.speaker},
         )
     ).all()
+    # Compared (normalised) as text: opened first.
+    current = fields.open_contents(current, tenant=tenant_id, table="facts", id_col="fact_id")
     wanted = normalize(body.content)  # once, not once per fact: linear in what is compared
     same = next((c for c in current if normalize(c.content) == wanted), None)
     if same is not None:
@@ -168,13 +171,17 @@ async def add_fact(
                 "t": tenant_id,
                 "u": user_id,
                 "speaker": body.speaker,
-                "content": body.content.strip(),
+                "content": fields.seal_text(
+                    body.content.strip(), tenant=tenant_id, table="facts", field="content", row=fact_id
+                ),
                 "kind": body.kind.value,
                 "subject": body.subject,
                 "exclusive": body.exclusive,
                 "topics": body.topics,
                 "importance": body.importance,
-                "md": dumps(body.metadata).decode(),
+                "md": dumps(
+                    fields.seal_meta(body.metadata, tenant=tenant_id, table="facts", row=fact_id)
+                ).decode(),
                 "vf": body.valid_from,
             },
         )
@@ -215,7 +222,8 @@ async def patch_fact(
         )
     await conn.execute(
         text(
-            "UPDATE facts SET content = :content, kind = :kind, subject = :subject, topics = :topics, "
+            "UPDATE facts SET content = CASE WHEN CAST(:changed AS boolean) THEN :content ELSE content END, "
+            "kind = :kind, subject = :subject, topics = :topics, "
             "importance = :importance, metadata = CAST(:md AS jsonb), updated_at = now(), "
             "invalid_at = coalesce(:invalid_at, invalid_at), "
             f"{REEMBED_IF_CHANGED}"
@@ -224,15 +232,23 @@ async def patch_fact(
         {
             "t": tenant_id,
             "f": fact_id,
-            "content": content,
+            "content": fields.seal_text(
+                content, tenant=tenant_id, table="facts", field="content", row=fact_id
+            ),
             "kind": (body.kind or old.kind).value,
             "subject": body.subject if "subject" in body.model_fields_set else old.subject,
             "topics": body.topics if body.topics is not None else old.topics,
             "importance": body.importance if body.importance is not None else old.importance,
             "md": dumps(
-                old.metadata if body.metadata is None else merge_patch(old.metadata, body.metadata)
+                fields.seal_meta(
+                    old.metadata if body.metadata is None else merge_patch(old.metadata, body.metadata),
+                    tenant=tenant_id,
+                    table="facts",
+                    row=fact_id,
+                )
             ).decode(),
             "invalid_at": body.invalid_at,
+            "changed": content != old.content,
         },
     )
     log: list[events.Event] = []
@@ -282,7 +298,9 @@ async def delete_fact(conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UU
     event = events.Event(
         fact_id=fact_id,
         event="DELETE",
-        old_content=None if redact else row.content,
+        old_content=None
+        if redact
+        else fields.open_text(row.content, tenant=tenant_id, table="facts", field="content", row=fact_id),
         new_content=None,
         actor="api",
         reason="deleted and redacted" if redact else "deleted",
@@ -319,6 +337,6 @@ async def history(
     )
     if not rows and not cursor:
         raise NotFound(f"No fact {fact_id}.")
-    items = [FactEventOut(**r) for r in rows[:limit]]
+    items = [FactEventOut(**events.open_event(dict(r), tenant_id)) for r in rows[:limit]]
     nxt = encode_cursor("fact-events", [items[-1].id]) if len(rows) > limit else None
     return Page[FactEventOut](items=items, next_cursor=nxt)

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.ai.fact_extractor import FactExtractor, TurnRef
 from app.ai.offload import Offload, inline
+from app.crypto import fields
 from app.db.vectors import Vec, as_db_vector
 from app.facts import events, rederive
 from app.facts.reconcile import (
@@ -183,6 +184,7 @@ async def user_facts(
             {"t": tenant_id, "u": user_id},
         )
     ).all()
+    rows = fields.open_contents(rows, tenant=tenant_id, table="facts", id_col="fact_id")
     out: dict[str | None, SpeakerFacts] = {}
     for r in rows:
         mine = out.setdefault(r.speaker, SpeakerFacts(current=[], known=[]))
@@ -209,6 +211,7 @@ async def read_messages(
     rows = (
         await conn.execute(_MESSAGES, {"t": tenant_id, "s": session_id, "ids": list(ids), "upto": upto})
     ).all()
+    rows = fields.open_contents(rows, tenant=tenant_id, table="messages", id_col="message_id")
     return [
         TurnRef(
             seq=r.seq,
@@ -234,6 +237,7 @@ async def read_context(
     """The few turns before `before`, as context (never sources): what "I meant Paris" corrects, the
     question a bare answer answers."""
     rows = (await conn.execute(_CONTEXT, {"t": tenant_id, "s": session_id, "before": before})).all()
+    rows = fields.open_contents(rows, tenant=tenant_id, table="messages", id_col="message_id")
     return [
         TurnRef(
             seq=r.seq,
@@ -256,15 +260,17 @@ _ADD = text(
     "CAST(:sources AS uuid[]), :s, :valid_from, :invalid_at, :superseded_by, :valid_from, "
     "CAST(:v AS vector), :speaker)"
 )
-# An UPDATE that sets `content = :content` clears the vector of a changed text and gives it a fresh
-# start in the embedding queue (the CASEs read the row as it was).
+# An UPDATE that sets a new content when `:changed` clears the vector of a changed text and gives
+# it a fresh start in the embedding queue. `:changed` is decided on the plain texts by the caller:
+# stored texts may be encrypted, and two encryptions of one text never compare equal.
 REEMBED_IF_CHANGED = (
-    "embedding = CASE WHEN content = :content THEN embedding END, "
-    "embed_attempts = CASE WHEN content = :content THEN embed_attempts ELSE 0 END, "
-    "embed_after = CASE WHEN content = :content THEN embed_after ELSE now() END "
+    "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END, "
+    "embed_attempts = CASE WHEN CAST(:changed AS boolean) THEN 0 ELSE embed_attempts END, "
+    "embed_after = CASE WHEN CAST(:changed AS boolean) THEN now() ELSE embed_after END "
 )
 _MENTION = text(
-    "UPDATE facts SET content = :content, importance = greatest(importance, :importance), "
+    "UPDATE facts SET content = CASE WHEN CAST(:changed AS boolean) THEN :content ELSE content END, "
+    "importance = greatest(importance, :importance), "
     "source_message_ids = source_message_ids || CAST(:sources AS uuid[]), mention_count = mention_count + 1, "
     "last_mentioned_at = greatest(last_mentioned_at, :at), updated_at = now(), "
     f"{REEMBED_IF_CHANGED}"
@@ -291,7 +297,9 @@ async def apply(
                     "id": op.fact_id,
                     "t": tenant_id,
                     "u": user_id,
-                    "content": c.content,
+                    "content": fields.seal_text(
+                        c.content, tenant=tenant_id, table="facts", field="content", row=op.fact_id
+                    ),
                     "kind": c.kind.value,
                     "subject": c.subject,
                     "exclusive": c.exclusive,
@@ -313,7 +321,10 @@ async def apply(
                 {
                     "t": tenant_id,
                     "id": op.fact_id,
-                    "content": op.new_content,
+                    "content": fields.seal_text(
+                        op.new_content, tenant=tenant_id, table="facts", field="content", row=op.fact_id
+                    ),
+                    "changed": op.new_content != op.old_content,
                     "importance": op.importance,
                     "sources": list(op.source_message_ids),
                     "at": op.at,
@@ -393,7 +404,7 @@ async def _advance(conn: AsyncConnection, *, tenant_id: str, session_id: str, to
 # backoff, and after the last attempt `embed_after` is 'infinity' (failed) until its content changes.
 
 _CLAIM_UNEMBEDDED = text(
-    "SELECT fact_id, content FROM facts WHERE embedding IS NULL AND embed_after <= now() "
+    "SELECT fact_id, tenant_id, content FROM facts WHERE embedding IS NULL AND embed_after <= now() "
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
 _STORE_VECTORS = text(
@@ -425,7 +436,15 @@ class EmbedFacts:
 
     async def claim(self, conn: AsyncConnection) -> list[Unembedded]:
         rows = (await conn.execute(_CLAIM_UNEMBEDDED, {"n": self.limit})).all()
-        return [Unembedded(r.fact_id, r.content) for r in rows]
+        return [
+            Unembedded(
+                r.fact_id,
+                fields.open_text(
+                    r.content, tenant=r.tenant_id, table="facts", field="content", row=r.fact_id
+                ),
+            )
+            for r in rows
+        ]
 
     async def call(self, items: Sequence[Unembedded]) -> list[Vec]:
         return [as_db_vector(v) for v in await self.embedder.embed([i.content for i in items])]

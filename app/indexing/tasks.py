@@ -18,6 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
+from app.crypto import fields
 from app.db.index_text import message_text
 from app.db.vectors import Vec, as_db_vector
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
@@ -68,14 +69,14 @@ _OWNERS = text(
 )
 # Each owner's share, oldest first; then, if shares were left unused, the oldest of the rest.
 _CLAIM_SHARES = text(
-    "SELECT m.message_id, m.name, m.content, m.trace_parent FROM "
+    "SELECT m.message_id, m.tenant_id, m.name, m.content, m.trace_parent FROM "
     "unnest(CAST(:tenant_ids AS text[]), CAST(:user_ids AS text[]), CAST(:shares AS int[])) AS o(t, u, q) "
-    "CROSS JOIN LATERAL (SELECT message_id, name, content, trace_parent FROM messages "
+    "CROSS JOIN LATERAL (SELECT message_id, tenant_id, name, content, trace_parent FROM messages "
     f"WHERE tenant_id = o.t AND user_id = o.u AND {_DUE} "
     "ORDER BY embed_after LIMIT o.q FOR UPDATE SKIP LOCKED) m"
 )
 _CLAIM_REST = text(
-    f"SELECT message_id, name, content, trace_parent FROM messages WHERE {_DUE} "
+    f"SELECT message_id, tenant_id, name, content, trace_parent FROM messages WHERE {_DUE} "
     "AND NOT (message_id = ANY(CAST(:taken AS uuid[]))) "
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
@@ -149,7 +150,17 @@ class EmbedMessages:
             )
         # What is embedded is the text a reader sees (speaker and content), not the content alone.
         return [
-            Pending(r.message_id, message_text(name=r.name, content=r.content), r.trace_parent) for r in rows
+            Pending(
+                r.message_id,
+                message_text(
+                    name=r.name,
+                    content=fields.open_text(
+                        r.content, tenant=r.tenant_id, table="messages", field="content", row=r.message_id
+                    ),
+                ),
+                r.trace_parent,
+            )
+            for r in rows
         ]
 
     async def call(self, items: Sequence[Pending]) -> list[Vec]:

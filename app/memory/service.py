@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.cache.window import Version, Window, WindowCache
+from app.crypto import fields
 from app.errors import NotFound
 from app.facts.relevant import relevant_facts
 from app.memory.context import Count, Doc, fit, line_tokens
@@ -80,8 +81,12 @@ def _json(value: Any) -> Any:
     return orjson.loads(value) if isinstance(value, str | bytes) else value
 
 
-def _message_doc(session_id: str, row: Sequence[Any]) -> Doc:
+def _message_doc(tenant_id: str, session_id: str, row: Sequence[Any]) -> Doc:
     mid, seq, role, name, content, metadata, tokens, created, updated = row
+    if fields.keyring() is not None:
+        where = {"tenant": tenant_id, "table": "messages", "row": mid}
+        content = fields.open_text(content, field="content", **where)
+        metadata = fields.open_meta(metadata, **where)
     return {
         "message_id": str(mid),
         "session_id": session_id,
@@ -96,10 +101,11 @@ def _message_doc(session_id: str, row: Sequence[Any]) -> Doc:
     }
 
 
-def _summary_doc(row: Sequence[Any] | None) -> Doc | None:
+def _summary_doc(tenant_id: str, row: Sequence[Any] | None) -> Doc | None:
     if row is None:
         return None
     sid, from_seq, to_seq, content, tokens, created = row
+    content = fields.open_text(content, tenant=tenant_id, table="summaries", field="content", row=sid)
     return {
         "summary_id": str(sid),
         "from_seq": from_seq,
@@ -150,11 +156,11 @@ async def _read_window(
     if row is None:
         raise NotFound(f"No session {session_id}.")
     head = _head(row._mapping)
-    messages = [_message_doc(session_id, m) for m in _json(row.messages) or []]
+    messages = [_message_doc(tenant_id, session_id, m) for m in _json(row.messages) or []]
     window = Window(
         version=head.version,
         messages=messages,
-        summary=_summary_doc(_json(row.summary)),
+        summary=_summary_doc(tenant_id, _json(row.summary)),
         complete=len(messages) < size,
     )
     return head, window
@@ -205,7 +211,7 @@ async def _read_older(
             ).scalar()
         )
         for r in rows or []:
-            doc = _message_doc(session_id, r)
+            doc = _message_doc(tenant_id, session_id, r)
             out.append(doc)
             tokens += line_tokens(doc, tokenizer.count)
         if not rows or len(rows) < PAGE:

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.tokenizer import Tokenizer
 from app.cache.window import Version
+from app.crypto import fields
 from app.db.sql import Direct, driver, jsonb
 from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
 from app.jobs.due import SummaryPolicy, due_sql, record_change
@@ -103,15 +104,22 @@ async def append_messages(
 
     msgs = body.messages
     toks = tokenizer.count_many([m.content for m in msgs])
+    ids = [uuid.uuid4() for _ in msgs]
     params = {
         "t": tenant_id,
         "sid": session_id,
         "n": len(msgs),
-        "ids": [uuid.uuid4() for _ in msgs],
+        "ids": ids,
         "roles": [m.role.value for m in msgs],
         "names": [m.name for m in msgs],
-        "contents": [m.content for m in msgs],
-        "metas": [dumps(m.metadata).decode() for m in msgs],
+        "contents": [
+            fields.seal_text(m.content, tenant=tenant_id, table="messages", field="content", row=i)
+            for m, i in zip(msgs, ids, strict=True)
+        ],
+        "metas": [
+            dumps(fields.seal_meta(m.metadata, tenant=tenant_id, table="messages", row=i)).decode()
+            for m, i in zip(msgs, ids, strict=True)
+        ],
         "toks": toks,
         "tok_sum": sum(toks),
         "ats": [m.created_at for m in msgs],
@@ -129,9 +137,12 @@ async def append_messages(
         rows = (await conn.execute(_APPEND, params)).mappings().all()
     if not rows:
         await _why_not_appended(conn, tenant_id=tenant_id, session_id=session_id)
-    answer = AppendResponse(
-        messages=sorted((MessageOut(**_message_fields(r)) for r in rows), key=lambda m: m.seq)
-    )
+    out = [_message_fields(r) for r in rows]
+    if fields.keyring() is not None:  # the rows hold what was sealed: answer with what was sent
+        sent = {i: m for i, m in zip(ids, msgs, strict=True)}
+        for o in out:
+            o["content"], o["metadata"] = sent[o["message_id"]].content, sent[o["message_id"]].metadata
+    answer = AppendResponse(messages=sorted((MessageOut(**o) for o in out), key=lambda m: m.seq))
     if idempotency_key is not None:
         await conn.execute(
             text(
@@ -142,7 +153,13 @@ async def append_messages(
                 "t": tenant_id,
                 "s": session_id,
                 "k": idempotency_key,
-                "r": answer.model_dump(mode="json"),
+                "r": fields.seal_json(
+                    answer.model_dump(mode="json"),
+                    tenant=tenant_id,
+                    table="idempotency_keys",
+                    field="response",
+                    row=f"{session_id}/{idempotency_key}",
+                ),
             },
         )
     gen, epoch, last = rows[0]["cache_gen"], rows[0]["epoch"], answer.messages[-1].seq
@@ -202,7 +219,15 @@ async def _claim_key(
         raise IdempotencyConflict(
             "This Idempotency-Key was used for a different request body; use a new key."
         )
-    return AppendResponse.model_validate(row.response)
+    return AppendResponse.model_validate(
+        fields.open_json(
+            row.response,
+            tenant=tenant_id,
+            table="idempotency_keys",
+            field="response",
+            row=f"{session_id}/{key}",
+        )
+    )
 
 
 async def _why_not_appended(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> None:
@@ -266,7 +291,7 @@ async def list_messages(
         .all()
     )
     more = len(rows) > limit
-    items = [MessageOut(**r) for r in rows[:limit]]
+    items = [MessageOut(**fields.open_row(dict(r), tenant_id)) for r in rows[:limit]]
     if backward:
         items.reverse()
     kind = "messages-desc" if descending else "messages"
@@ -300,7 +325,7 @@ async def get_message(
     )
     if row is None:
         raise NotFound(f"No message {message_id} in session {session_id}.")
-    return MessageOut(**row)
+    return MessageOut(**fields.open_row(dict(row), tenant_id))
 
 
 async def patch_message(
@@ -314,7 +339,7 @@ async def patch_message(
     metadata: dict[str, Any] | None,
     tokenizer: Tokenizer,
 ) -> MessageOut:
-    current = (
+    found = (
         await conn.execute(
             text(
                 "SELECT seq, content, name, metadata, token_count FROM messages "
@@ -323,11 +348,12 @@ async def patch_message(
             {"t": tenant_id, "s": session_id, "m": message_id},
         )
     ).first()
-    if current is None:
+    if found is None:
         raise NotFound(f"No message {message_id} in session {session_id}.")
-    new_content = current.content if content is None else content
+    current = fields.open_row({"message_id": message_id, **found._asdict()}, tenant_id)
+    new_content = current["content"] if content is None else content
     # The index reads the speaker's name too (app/db/index_text.py).
-    changed = new_content != current.content or (name is not None and name != current.name)
+    changed = new_content != current["content"] or (name is not None and name != current["name"])
     new_tokens = tokenizer.count(new_content)
     # The job row before the session row: the order the worker's step takes them in.
     if changed:  # what was derived from the old text is derived again by the worker
@@ -336,15 +362,15 @@ async def patch_message(
             tenant_id=tenant_id,
             session_id=session_id,
             message_id=message_id,
-            seq=current.seq,
+            seq=current["seq"],
             change="edited",
         )
     await _touch_session(
         conn,
         tenant_id=tenant_id,
         session_id=session_id,
-        seq=current.seq,
-        token_delta=new_tokens - current.token_count,
+        seq=current["seq"],
+        token_delta=new_tokens - current["token_count"],
     )
     row = (
         (
@@ -365,9 +391,18 @@ async def patch_message(
                     "t": tenant_id,
                     "s": session_id,
                     "m": message_id,
-                    "c": new_content,
-                    "n": current.name if name is None else name,
-                    "md": current.metadata if metadata is None else merge_patch(current.metadata, metadata),
+                    "c": fields.seal_text(
+                        new_content, tenant=tenant_id, table="messages", field="content", row=message_id
+                    ),
+                    "n": current["name"] if name is None else name,
+                    "md": fields.seal_meta(
+                        current["metadata"]
+                        if metadata is None
+                        else merge_patch(current["metadata"], metadata),
+                        tenant=tenant_id,
+                        table="messages",
+                        row=message_id,
+                    ),
                     "tok": new_tokens,
                     "changed": changed,
                 },
@@ -376,7 +411,7 @@ async def patch_message(
         .mappings()
         .one()
     )
-    return MessageOut(**row)
+    return MessageOut(**fields.open_row(dict(row), tenant_id))
 
 
 async def delete_message(

@@ -6,6 +6,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.fact_extractor import TurnRef
+from app.crypto import fields
 
 _READ = text(
     "SELECT message_id, seq, role, name, content, token_count, created_at FROM messages "
@@ -29,7 +30,9 @@ async def read_turns(
                 seq=r.seq,
                 role=r.role,
                 name=r.name,
-                content=r.content,
+                content=fields.open_text(
+                    r.content, tenant=tenant_id, table="messages", field="content", row=r.message_id
+                ),
                 created_at=r.created_at,
                 message_id=r.message_id,
             )

@@ -71,8 +71,7 @@ def build_scope(tenant_id: str, req: SearchRequest) -> Scope | None:
     if f.session_ids:
         s.owner.append("session_id = ANY(CAST(:sids AS text[]))")
     if f.metadata:
-        s.filters.append("metadata @> :meta")
-        s.params["meta"] = f.metadata
+        s.filters.append(q.metadata_filter(tenant_id, f.metadata, s.params))
     if f.created_after is not None:
         s.filters.append("valid_from >= :after")
         s.params["after"] = f.created_after
@@ -166,7 +165,7 @@ async def candidates(
         params = {**scope.params, "qt": req.query, "n": n, "cap": idf_cap}
         if weighted:
             params["q"] = query_vec
-        keyword = await _rows(conn, keyword_query(scope, with_vectors, weighted), params)
+        keyword = await q.rows(conn, keyword_query(scope, with_vectors, weighted), params)
     return ranking.merge(semantic, keyword, key=_key, kind=Kind.facts.value)
 
 
@@ -179,10 +178,10 @@ async def _semantic(
         size = (await conn.execute(scope_size_query(scope), {**scope.params, "cap": cap + 1})).scalar_one()
         exact = size <= cap
     if exact:
-        return await _rows(conn, exact_semantic_query(scope, with_vectors), params)
+        return await q.rows(conn, exact_semantic_query(scope, with_vectors), params)
     ef = str(max(params["n"], 40))
     await conn.execute(q.ANN_SETTINGS, {"ef": ef, "mst": str(settings.search_max_scan_tuples)})
-    return await _rows(conn, ann_semantic_query(scope, with_vectors), params)
+    return await q.rows(conn, ann_semantic_query(scope, with_vectors), params)
 
 
 def fuse(cands: Iterable[ranking.Candidate], w: ranking.Weights) -> None:
@@ -205,7 +204,3 @@ def hit_fields(row: dict[str, Any]) -> dict[str, Any]:
         "importance": float(row["importance"]),
         "source_message_ids": list(row["source_message_ids"] or []),
     }
-
-
-async def _rows(conn: AsyncConnection, stmt: TextClause, params: dict[str, Any]) -> list[dict[str, Any]]:
-    return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]

@@ -146,7 +146,7 @@ async def _messages(
         params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
         if weighted:
             params["q"] = as_db_vector(query_vec)
-        keyword_rows = await _rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
+        keyword_rows = await q.rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
         w = weights(settings)
@@ -214,7 +214,7 @@ async def _neighbours(
     if not sids:
         return []
     params = {**scope.params, "q": as_db_vector(query_vec), "nsids": sids, "nseqs": seqs}
-    rows = await _rows(conn, q.neighbours_query(scope, with_vectors), params)
+    rows = await q.rows(conn, q.neighbours_query(scope, with_vectors), params)
     for row in rows:
         if row["eligible"] and row["semantic"] is not None and row["message_id"] not in cands:
             cands[row["message_id"]] = ranking.Candidate(row=row, semantic=float(row["semantic"]))
@@ -266,9 +266,9 @@ async def _semantic(
         ).scalar_one()
         exact = size <= settings.search_exact_max_rows
     if exact:
-        return await _rows(conn, q.exact_semantic_query(scope, with_vectors), params)
+        return await q.rows(conn, q.exact_semantic_query(scope, with_vectors), params)
     await conn.execute(q.ANN_SETTINGS, {"ef": str(max(n, 40)), "mst": str(settings.search_max_scan_tuples)})
-    return await _rows(conn, q.ann_semantic_query(scope, with_vectors), params)
+    return await q.rows(conn, q.ann_semantic_query(scope, with_vectors), params)
 
 
 async def _cite(conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candidate]) -> None:
@@ -297,10 +297,6 @@ async def _cite(conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candid
         spans = {r.id: (r.lo, r.hi) for r in (await conn.execute(q.FACT_SPANS, params)).all()}
         for c in fact_hits:
             c.row["from_seq"], c.row["to_seq"] = spans.get(c.row["fact_id"], (None, None))
-
-
-async def _rows(conn: AsyncConnection, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
-    return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]
 
 
 async def search_when_indexed(

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import TextClause, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app.crypto import fields
 from app.db.sql import jsonb
 from app.search.schemas import SearchRequest
 
@@ -68,15 +70,26 @@ def build_scope(tenant_id: str, req: SearchRequest) -> Scope:
         s.filters.append("role = ANY(CAST(:roles AS text[]))")
         s.params["roles"] = [r.value for r in f.roles]
     if f.metadata:
-        s.filters.append("metadata @> :meta")
-        s.params["meta"] = f.metadata
+        s.filters.append(metadata_filter(tenant_id, f.metadata, s.params))
     add_time_filters(s, req)
     return s
 
 
+def metadata_filter(tenant_id: str, metadata: dict[str, Any], params: dict[str, Any]) -> str:
+    """`metadata @> :meta0`, or with encryption on, a match of the values' blind indexes."""
+    return fields.any_of("metadata", "meta", fields.filters(metadata, tenant_id), params)
+
+
+async def rows(conn: AsyncConnection, stmt: TextClause, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """A search statement's rows as dicts, their content and metadata opened (encryption on)."""
+    tenant = params["t"]
+    return [fields.open_row(dict(r), tenant) for r in (await conn.execute(stmt, params)).mappings().all()]
+
+
 def bind(sql: str, scope: Scope) -> TextClause:
     clause = text(sql)
-    return clause.bindparams(jsonb("meta")) if "meta" in scope.params else clause
+    metas = [jsonb(name) for name in scope.params if name.startswith("meta")]
+    return clause.bindparams(*metas) if metas else clause
 
 
 def scope_size_query(scope: Scope) -> TextClause:

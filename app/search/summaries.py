@@ -101,12 +101,12 @@ async def candidates(
     keyword: list[dict[str, Any]] = []
     if req.mode is not Mode.keyword:
         params = {**scope.params, "q": query_vec, "n": n}
-        semantic = await _rows(conn, semantic_query(scope, with_vectors), params)
+        semantic = await q.rows(conn, semantic_query(scope, with_vectors), params)
     if req.mode is not Mode.semantic:
         params = {**scope.params, "qt": req.query, "n": n, "cap": idf_cap}
         if weighted:
             params["q"] = query_vec
-        keyword = await _rows(conn, keyword_query(scope, with_vectors, weighted), params)
+        keyword = await q.rows(conn, keyword_query(scope, with_vectors, weighted), params)
     return ranking.merge(semantic, keyword, key=_key, kind=Kind.summaries.value)
 
 
@@ -120,7 +120,3 @@ def hit_fields(row: dict[str, Any]) -> dict[str, Any]:
         "from_seq": row["from_seq"],
         "to_seq": row["to_seq"],
     }
-
-
-async def _rows(conn: AsyncConnection, stmt: TextClause, params: dict[str, Any]) -> list[dict[str, Any]]:
-    return [dict(r) for r in (await conn.execute(stmt, params)).mappings().all()]

@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.crypto import fields
 from app.errors import InvalidCursor, NotFound
 from app.jobs import queue
 from app.pagination import Page, decode_cursor, encode_cursor
@@ -47,7 +48,7 @@ async def summary_state(conn: AsyncConnection, *, tenant_id: str, session_id: st
         session_id=session_id,
         last_seq=session.last_seq,
         summarized_seq=session.summarized_seq,
-        summary=SummaryOut(**row) if row is not None else None,
+        summary=SummaryOut(**fields.open_row(dict(row), tenant_id)) if row is not None else None,
         job=await queue.state(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id),
     )
 
@@ -78,7 +79,7 @@ async def list_summaries(
         .mappings()
         .all()
     )
-    items = [SummaryOut(**r) for r in rows[:limit]]
+    items = [SummaryOut(**fields.open_row(dict(r), tenant_id)) for r in rows[:limit]]
     nxt = encode_cursor("summaries", [items[-1].to_seq]) if len(rows) > limit else None
     return Page[SummaryOut](items=items, next_cursor=nxt)
 

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.ai.summarizer import Summarizer, Turn
 from app.ai.tokenizer import Tokenizer
+from app.crypto import fields
 from app.db.vectors import Vec, as_db_vector
 from app.jobs import queue
 from app.jobs.due import SummaryPolicy
@@ -87,15 +88,19 @@ class Summarize:
         step_to = turns[-1].seq if cut else target
         previous = None
         if turns:
-            previous = (
+            last = (
                 await conn.execute(
                     text(
-                        "SELECT content FROM summaries WHERE tenant_id = :t AND session_id = :s "
+                        "SELECT summary_id, content FROM summaries WHERE tenant_id = :t AND session_id = :s "
                         "ORDER BY to_seq DESC LIMIT 1"
                     ),
                     {"t": t, "s": s},
                 )
-            ).scalar()
+            ).first()
+            if last is not None:
+                previous = fields.open_text(
+                    last.content, tenant=t, table="summaries", field="content", row=last.summary_id
+                )
         return [Due(job, start, step_to, turns, previous)]
 
     async def call(self, items: Sequence[Due]) -> list[Summary | None]:
@@ -123,7 +128,9 @@ class Summarize:
                         "from": due.start + 1,
                         "to": due.step_to,
                         "n": len(due.turns),
-                        "c": summary.content,
+                        "c": fields.seal_text(
+                            summary.content, tenant=t, table="summaries", field="content", row=summary_id
+                        ),
                         "tok": self.tokenizer.count(summary.content),
                         "p": self.summarizer.name,
                         "v": summary.vector,

@@ -18,7 +18,9 @@ import orjson
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.crypto import fields
 from app.errors import NotFound
+from app.facts.events import open_event
 from app.transfer.format import FORMAT, VERSION
 
 # Rows per page: a message may hold ENGRAM_MAX_CONTENT_BYTES (100 kB), so a page stays under
@@ -90,7 +92,7 @@ async def export_user(
             async with conn.stream(_EVENTS, params) as events:
                 async for part in events.mappings().partitions(page_size):
                     records += len(part)
-                    yield b"".join(_line("fact_event", r) for r in part)
+                    yield b"".join(_line("fact_event", open_event(dict(r), tenant_id)) for r in part)
             yield _line("end", {"records": records})
 
 
@@ -125,7 +127,8 @@ async def _pages(
     while True:
         rows = (await conn.execute(query, {**params, **key})).mappings().all()
         if rows:
-            yield b"".join(_line(kind, r) for r in rows), len(rows)
+            tenant = params["t"]
+            yield b"".join(_line(kind, fields.open_row(dict(r), tenant)) for r in rows), len(rows)
         if len(rows) < params["n"]:
             return
         key = {p: rows[-1][c] for p, c in zip(key_params, key_columns, strict=True)}

@@ -36,6 +36,7 @@ from app.transfer.format import (
     line_error,
 )
 from app.transfer.schemas import Counts, ImportResult
+from app.transfer.sealing import seal_staged
 from app.transfer.tasks import KIND as EMBED_SUMMARIES
 from app.transfer.upload import Upload
 
@@ -73,6 +74,7 @@ async def import_user(
         # After the session locks, like a worker step (which holds its session, then this lock).
         await lock_user_facts(conn, tenant_id=tenant_id, user_id=user_id)
         await _place_ids(conn, params)
+        await seal_staged(conn, tenant_id=tenant_id)
         created.messages = await _count(conn, q.MESSAGES, params)
         created.summaries = await _count(conn, q.SUMMARIES, {**params, "embed_kind": EMBED_SUMMARIES})
         created.facts = await _count(conn, q.FACTS, params)

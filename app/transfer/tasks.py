@@ -16,6 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
+from app.crypto import fields
 from app.db.vectors import Vec, as_db_vector
 from app.jobs import queue
 from app.jobs.fair import Rotation
@@ -56,7 +57,12 @@ class EmbedSummaries:
         if job is None:
             return []
         params = {"t": job.tenant_id, "s": job.session_id, "n": self.batch_size}
-        return [Unembedded(job, (await conn.execute(_PENDING, params)).all())]
+        rows = (await conn.execute(_PENDING, params)).all()
+        return [
+            Unembedded(
+                job, fields.open_contents(rows, tenant=job.tenant_id, table="summaries", id_col="summary_id")
+            )
+        ]
 
     async def call(self, items: Sequence[Unembedded]) -> list[list[Vec]]:
         (batch,) = items
