@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test test-fast lint openapi clients bench bench-append bench-hostile bench-webhooks clean
+.PHONY: serve test test-fast lint openapi clients bench bench-append bench-hostile bench-webhooks bench-encryption clean
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
@@ -67,6 +67,9 @@ bench-hostile: $(STAMP)  ## attacks on one live process while another tenant is 
 
 bench-webhooks: $(STAMP) ## webhook delivery latency after commit, p50/p95/p99 (prints figures)
 	$(BIN)/python bench/webhooks.py
+
+bench-encryption: $(STAMP) ## encryption at rest on vs off: append and memory-read throughput (prints figures)
+	$(BIN)/python bench/encryption.py
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

@@ -118,10 +118,18 @@ def serve(
 
 def _check_encryption(settings: Settings, url: str) -> None:
     """Stop with one line when ENGRAM_ENCRYPTION_KEYS does not fit the database (app/crypto/keys.py)."""
-    from app.crypto.keys import EncryptionKeyError, check_database
+    from app.crypto.keys import EncryptionKeyError, start_encryption
+    from app.db.engine import make_engine
+
+    async def check() -> None:
+        engine = make_engine(settings, url, pool_size=1, max_overflow=0, application_name="engram-cli")
+        try:
+            await start_encryption(settings.encryption_keys, engine)
+        finally:
+            await engine.dispose()
 
     try:
-        asyncio.run(check_database(settings, url))
+        asyncio.run(check())
     except EncryptionKeyError as exc:
         typer.echo(f"engram: {exc}", err=True)
         raise typer.Exit(1) from None

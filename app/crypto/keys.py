@@ -9,10 +9,10 @@ encryption is off but the database holds encrypted rows: never silent garbage or
 from __future__ import annotations
 
 import structlog
+from pydantic import SecretStr
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.config import Settings
 from app.crypto import fields
 from app.crypto.envelope import DecryptError, Keyring
 from app.db.outage import is_outage
@@ -79,21 +79,9 @@ async def check_keys(conn: AsyncConnection, ring: Keyring | None) -> None:
         )
 
 
-async def check_database(settings: Settings, url: str) -> None:
-    """`start_encryption` on a short-lived engine (the CLI, before it starts the API processes)."""
-    from app.db.engine import make_engine
-
-    engine = make_engine(settings, url, pool_size=1, max_overflow=0, application_name="engram-cli")
-    try:
-        await start_encryption(settings, engine)
-    finally:
-        await engine.dispose()
-
-
-async def start_encryption(settings: Settings, engine: AsyncEngine) -> Keyring | None:
-    """Configure this process's keyring from the settings and check it against the database."""
-    secret = settings.encryption_keys
-    ring = fields.configure(secret.get_secret_value() if secret is not None else None)
+async def start_encryption(keys: SecretStr | None, engine: AsyncEngine) -> Keyring | None:
+    """Use the keyring of `keys` (ENGRAM_ENCRYPTION_KEYS) in this context, checked against the database."""
+    ring = fields.configure(keys.get_secret_value() if keys is not None else None)
     try:
         async with engine.begin() as conn:
             await check_keys(conn, ring)

@@ -207,7 +207,7 @@ async def test_wrong_missing_or_unlisted_keys_stop_the_start(enc_url: str, enc_d
     }
     for keys, message in cases.items():
         with pytest.raises(EncryptionKeyError, match=message):
-            await start_encryption(make_settings(enc_url, encryption_keys=keys), enc_db)
+            await start_encryption(make_settings(enc_url, encryption_keys=keys).encryption_keys, enc_db)
     # The app does not start either.
     with pytest.raises(EncryptionKeyError):
         async with running(enc_url, None):
