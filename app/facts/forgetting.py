@@ -14,6 +14,7 @@ from collections import defaultdict
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.crypto import fields
 from app.facts import events
 
 
@@ -44,7 +45,9 @@ async def expire_facts(engine: AsyncEngine, *, half_life_days: float, below: flo
                 events.Event(
                     fact_id=r.fact_id,
                     event="INVALIDATE",
-                    old_content=r.content,
+                    old_content=fields.open_text(
+                        r.content, tenant=r.tenant_id, table="facts", field="content", row=r.fact_id
+                    ),
                     new_content=None,
                     actor="system",
                     reason="expired",
