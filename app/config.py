@@ -29,7 +29,10 @@ class Provider(StrEnum):
 class Settings(BaseSettings):
     """Engram's settings; `docs/operations.md` has the same table for operators."""
 
-    model_config = SettingsConfigDict(env_prefix="ENGRAM_", env_file=None, extra="ignore")
+    # hide_input_in_errors: a settings error never echoes the values (keys, tokens, passwords).
+    model_config = SettingsConfigDict(
+        env_prefix="ENGRAM_", env_file=None, extra="ignore", hide_input_in_errors=True
+    )
 
     # --- serving ---
     host: str = Field("127.0.0.1", description="Address the API binds to.")

@@ -72,7 +72,7 @@ def _dump(tenant_id: str, doc: dict[str, Any], field: str) -> bytes:
         **doc,
         "content": fields.seal_text(doc["content"], tenant=tenant_id, table="cache", field=field, row=row),
     }
-    if "metadata" in doc:
+    if doc.get("metadata"):  # an empty object says nothing: left as it is, and read for free
         sealed["metadata"] = fields.seal_json(
             doc["metadata"], tenant=tenant_id, table="cache", field=f"{field}.metadata", row=row
         )
@@ -85,7 +85,7 @@ def _load(tenant_id: str, raw: bytes, field: str) -> dict[str, Any]:
         return doc
     row = doc.get("message_id") or doc.get("summary_id")
     doc["content"] = fields.open_text(doc["content"], tenant=tenant_id, table="cache", field=field, row=row)
-    if "metadata" in doc:
+    if doc.get("metadata"):
         doc["metadata"] = fields.open_json(
             doc["metadata"], tenant=tenant_id, table="cache", field=f"{field}.metadata", row=row
         )
