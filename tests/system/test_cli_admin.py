@@ -8,6 +8,7 @@ import subprocess
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 from sqlalchemy import text
 
 from app.db.embedded import EmbeddedPostgres
@@ -113,3 +114,28 @@ async def test_a_database_without_the_schema_says_to_migrate(pg: EmbeddedPostgre
     done = engram(bare, "keys", "list")
     assert done.returncode == 1 and "engram migrate" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_encryption_keys_are_made_and_their_use_shown(url: str) -> None:
+    made = engram(url, "encryption", "new-key", "k7")
+    assert made.returncode == 0 and made.stdout.startswith("k7:") and "secret store" in made.stderr
+    key = made.stdout.strip()
+    assert engram(url, "encryption", "new-key", "bad id!").returncode == 2
+    assert engram(url, "encryption", "status").stdout.startswith("no data has been encrypted")
+    engine = engine_for(url)
+    try:
+        from app.crypto import fields
+        from app.crypto.keys import start_encryption
+        from app.crypto.rotation import Rotation
+
+        await start_encryption(SecretStr(key), engine)  # as a server start records the key
+        await Rotation(engine, batch=50).run()
+    finally:
+        fields.configure(None)
+        await engine.dispose()
+    shown = as_json(engram(url, "encryption", "status", "--json"))
+    assert [k["key_id"] for k in shown["keys"]] == ["k7"] and shown["keys"][0]["retired_at"] is None
+    assert {t["table_name"] for t in shown["rotation"]} >= {"messages", "facts", "summaries"}
+    table = engram(url, "encryption", "status")
+    assert "key k7" in table.stdout and "in use" in table.stdout
+    assert key.split(":", 1)[1] not in table.stdout + json.dumps(shown)
