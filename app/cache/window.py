@@ -55,7 +55,12 @@ class Version:
     epoch: int
 
     def key(self) -> str:
-        return f"{self.epoch}:{self.last_seq}:{self.cache_gen}"
+        ring = fields.keyring()
+        if ring is None:
+            return f"{self.epoch}:{self.last_seq}:{self.cache_gen}"
+        # Encryption on: an entry sealed under another primary key is stale (rebuilt, never
+        # extended), so a rotated key leaves Redis with its entries and can then leave the list.
+        return f"{self.epoch}:{self.last_seq}:{self.cache_gen}:{ring.primary}"
 
     def tag(self, complete: bool) -> str:
         return f"{self.key()}:{int(complete)}"
