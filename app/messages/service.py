@@ -139,9 +139,10 @@ async def append_messages(
         await _why_not_appended(conn, tenant_id=tenant_id, session_id=session_id)
     out = [_message_fields(r) for r in rows]
     if fields.keyring() is not None:  # the rows hold what was sealed: answer with what was sent
-        sent = {i: m for i, m in zip(ids, msgs, strict=True)}
+        sent = {str(i): m for i, m in zip(ids, msgs, strict=True)}  # asyncpg has its own UUID class
         for o in out:
-            o["content"], o["metadata"] = sent[o["message_id"]].content, sent[o["message_id"]].metadata
+            m = sent[str(o["message_id"])]
+            o["content"], o["metadata"] = m.content, m.metadata
     answer = AppendResponse(messages=sorted((MessageOut(**o) for o in out), key=lambda m: m.seq))
     if idempotency_key is not None:
         await conn.execute(
