@@ -31,6 +31,10 @@ class KeyringError(ValueError):
     """ENGRAM_ENCRYPTION_KEYS is malformed (raised at start-up, naming the problem, never a key)."""
 
 
+# A derived-work item whose stored text does not open is failed with this error (not retried).
+UNREADABLE = "DecryptError: the stored content does not open (altered, or its key is not listed)"
+
+
 class DecryptError(Exception):
     """A stored value cannot be opened: its key is not listed, or it was altered or moved."""
 
@@ -75,7 +79,8 @@ class Keyring:
                     "digits, _ or - (at most 32)"
                 )
             try:
-                raw = base64.urlsafe_b64decode(material.strip() + "=" * (-len(material.strip()) % 4))
+                text = material.strip().replace("-", "+").replace("_", "/")  # URL-safe or standard
+                raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
             except (binascii.Error, ValueError):
                 raise KeyringError(f"ENGRAM_ENCRYPTION_KEYS: key {kid} is not base64") from None
             if len(raw) != KEY_BYTES:

@@ -24,6 +24,7 @@ from app.ai.embedder import Embedder
 from app.ai.fact_extractor import FactExtractor, TurnRef
 from app.ai.offload import Offload, inline
 from app.crypto import fields
+from app.crypto.envelope import UNREADABLE, DecryptError
 from app.db.vectors import Vec, as_db_vector
 from app.facts import events, rederive
 from app.facts.reconcile import (
@@ -436,15 +437,25 @@ class EmbedFacts:
 
     async def claim(self, conn: AsyncConnection) -> list[Unembedded]:
         rows = (await conn.execute(_CLAIM_UNEMBEDDED, {"n": self.limit})).all()
-        return [
-            Unembedded(
-                r.fact_id,
-                fields.open_text(
+        out, unreadable = [], []
+        for r in rows:
+            try:
+                content = fields.open_text(
                     r.content, tenant=r.tenant_id, table="facts", field="content", row=r.fact_id
+                )
+            except DecryptError:  # failed at once (as app.indexing.tasks does for messages)
+                unreadable.append(r.fact_id)
+                continue
+            out.append(Unembedded(r.fact_id, content))
+        if unreadable:
+            await conn.execute(
+                text(
+                    "UPDATE facts SET embed_attempts = embed_attempts + 1, embed_error = :err, "
+                    "embed_after = 'infinity' WHERE fact_id = ANY(CAST(:ids AS uuid[]))"
                 ),
+                {"ids": unreadable, "err": UNREADABLE},
             )
-            for r in rows
-        ]
+        return out
 
     async def call(self, items: Sequence[Unembedded]) -> list[Vec]:
         return [as_db_vector(v) for v in await self.embedder.embed([i.content for i in items])]

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.crypto import fields
+from app.crypto.envelope import UNREADABLE, DecryptError
 from app.db.index_text import message_text
 from app.db.vectors import Vec, as_db_vector
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
@@ -98,6 +99,12 @@ _FAIL = text(
 )
 
 
+_UNREADABLE = text(
+    "UPDATE messages SET embed_status = 'failed', embed_attempts = embed_attempts + 1, "
+    "embed_error = :err, embed_after = now() WHERE message_id = ANY(CAST(:ids AS uuid[]))"
+)
+
+
 @dataclass(frozen=True)
 class Pending:
     message_id: uuid.UUID
@@ -149,19 +156,19 @@ class EmbedMessages:
                 (await conn.execute(_CLAIM_REST, {"taken": taken, "n": self.limit - len(rows)})).all()
             )
         # What is embedded is the text a reader sees (speaker and content), not the content alone.
-        return [
-            Pending(
-                r.message_id,
-                message_text(
-                    name=r.name,
-                    content=fields.open_text(
-                        r.content, tenant=r.tenant_id, table="messages", field="content", row=r.message_id
-                    ),
-                ),
-                r.trace_parent,
-            )
-            for r in rows
-        ]
+        pending, unreadable = [], []
+        for r in rows:
+            try:
+                content = fields.open_text(
+                    r.content, tenant=r.tenant_id, table="messages", field="content", row=r.message_id
+                )
+            except DecryptError:  # failed at once: it must not hold up the batch, nor every batch after
+                unreadable.append(r.message_id)
+                continue
+            pending.append(Pending(r.message_id, message_text(name=r.name, content=content), r.trace_parent))
+        if unreadable:
+            await conn.execute(_UNREADABLE, {"ids": unreadable, "err": UNREADABLE})
+        return pending
 
     async def call(self, items: Sequence[Pending]) -> list[Vec]:
         return [as_db_vector(v) for v in await self.embedder.embed([i.content for i in items])]

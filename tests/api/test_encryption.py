@@ -137,8 +137,6 @@ async def test_a_dump_holds_no_planted_text_and_every_read_answers_it(
         assert msgs[0]["metadata"] == {"k": PLANT["meta"], "e": PLANT["edit"]}
         got = (await api.get(f"/v1/sessions/{sid}/messages/{msgs[0]['message_id']}")).json()
         assert got["content"] == msgs[0]["content"]
-        memory = (await api.get("/v1/sessions/ada-s1/memory", params={"max_tokens": 4000})).json()
-        assert "Lisbon" in memory["summary"]["content"]
         summaries = (await api.get("/v1/sessions/ada-s1/summaries")).json()["items"]
         assert summaries and "Lisbon" in summaries[0]["content"]
         facts = (await api.get("/v1/users/ada/facts")).json()["items"]
@@ -155,7 +153,7 @@ async def test_a_dump_holds_no_planted_text_and_every_read_answers_it(
             "query": "passport expiry",
             "user_id": "ada",
             "mode": "semantic",
-            "wait_for_indexing_ms": 30000,
+            "wait_for_indexing_ms": 10000,
         }
         hits = (await api.post("/v1/search", json=search)).json()["results"]
         assert any(PLANT["message"] in h["content"] for h in hits)
@@ -242,6 +240,18 @@ async def test_a_tampered_or_moved_value_is_an_error(enc_url: str, enc_db: Async
             )
         r = await api.get(f"/v1/sessions/s/messages/{b['message_id']}")
         assert r.status_code == 500 and r.json()["type"].endswith("undecryptable"), r.text
+        # The worker fails the unreadable row at once; a message appended after it is still embedded.
+        body = {"messages": [{"role": "user", "content": "third"}]}
+        (c,) = (await ok(api.post("/v1/sessions/s/messages", json=body)))["messages"]
+
+        async def embedded() -> bool:
+            async with enc_db.connect() as conn:
+                state = await conn.scalar(
+                    text("SELECT embed_status FROM messages WHERE message_id = :c"), {"c": c["message_id"]}
+                )
+            return bool(state == "done")
+
+        assert await until(embedded, within=60)
 
 
 async def _rotation_state(engine: AsyncEngine) -> tuple[bool, int, int]:
@@ -335,13 +345,17 @@ async def _rotation_done(engine: AsyncEngine, key: str) -> bool:
 
 
 async def test_export_import_round_trips_encrypted_data(enc_url: str, enc_db: AsyncEngine) -> None:
-    async with running(enc_url, KEYS1) as app, await tenant_client(app, f"t-{uuid.uuid4().hex[:8]}") as api:
+    async with (
+        running(enc_url, KEYS1) as app,
+        await tenant_client(app, f"t-{uuid.uuid4().hex[:8]}") as api,
+        await tenant_client(app, f"t-{uuid.uuid4().hex[:8]}") as other,
+    ):
         await build_user(api, "ada")
         await plant(api)
         first = await export_of(api, "ada")
-        result = await import_into(api, "bea", first)
+        result = await import_into(other, "bea", first)  # another tenant: the same session ids
         assert result["created"]["messages"] > 0 and result["created"]["facts"] > 0
-        again = lines(await export_of(api, "bea"))
+        again = lines(await export_of(other, "bea"))
         before = lines(first)
         for kind in ("message", "summary", "fact", "fact_event"):
             assert _texts(before, kind) == _texts(again, kind), kind
