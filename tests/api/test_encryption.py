@@ -313,7 +313,11 @@ async def test_rotation_under_concurrent_appends_loses_nothing(pg: EmbeddedPostg
 
                 async def rotated() -> bool:
                     done, old, plain = await _rotation_state(engine)
-                    return done and old == 0 and plain == 0
+                    async with engine.connect() as conn:
+                        retired = await conn.scalar(
+                            text("SELECT retired_at IS NOT NULL FROM encryption_keys WHERE key_id = 'k1'")
+                        )
+                    return done and old == 0 and plain == 0 and bool(retired)
 
                 assert await until(rotated, within=180)
                 items = (await api.get("/v1/sessions/ada-s2/messages", params={"limit": 200})).json()["items"]
@@ -321,11 +325,6 @@ async def test_rotation_under_concurrent_appends_loses_nothing(pg: EmbeddedPostg
                 exported = (await export_of(api, "ada")).decode()
                 for word in WORDS:
                     assert word in exported, word
-        async with engine.connect() as conn:
-            retired = await conn.scalar(
-                text("SELECT retired_at IS NOT NULL FROM encryption_keys WHERE key_id = 'k1'")
-            )
-        assert retired
         # k1 retired: it may leave the list, and the data is still read.
         async with running(url, f"k2:{K2}") as app, await tenant_client(app, tenant) as api:
             # The window Redis kept from k1's time is stale for k2: rebuilt, not opened with k1.
