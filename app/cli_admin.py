@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.cli_common import settings_with, start_embedded_if_needed
 from app.config import Settings
 from app.errors import AppError
+from app.pagination import Page, PageRequest
 
 T = TypeVar("T")
 keys = typer.Typer(help="Create, list and revoke tenants' API keys (in the database).", no_args_is_help=True)
@@ -102,11 +103,11 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]]) -> list[Any]:
+async def _all_pages(fetch: Callable[[PageRequest], Awaitable[Page[Any]]]) -> list[Any]:
     items: list[Any] = []
     cursor: str | None = None
     while True:
-        page = await fetch(cursor)
+        page = await fetch(PageRequest(PAGE, cursor))
         items += page.items
         cursor = page.next_cursor
         if cursor is None:
@@ -147,9 +148,7 @@ def list_keys(
     async def work(settings: Settings, conn: AsyncConnection) -> list[Any]:
         if tenant is not None:
             _check_id(settings, tenant, "tenant")
-        return await _all_pages(
-            lambda cursor: service.list_keys(conn, tenant_id=tenant, limit=PAGE, cursor=cursor)
-        )
+        return await _all_pages(lambda page: service.list_keys(conn, tenant_id=tenant, page=page))
 
     _, items = _run(data_dir, work)
     _print(items, ["key_id", "tenant_id", "name", "prefix", "created_at", "revoked_at"], as_json)
@@ -172,10 +171,10 @@ def revoke_key(
 @tenants.command("list")
 def list_tenants(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """List tenants with their live keys, users, webhook endpoints and limits."""
-    from app.tenants import purge
+    from app.tenants import service
 
     async def work(settings: Settings, conn: AsyncConnection) -> list[Any]:
-        return await _all_pages(lambda cursor: purge.list_tenants(conn, limit=PAGE, cursor=cursor))
+        return await _all_pages(lambda page: service.list_tenants(conn, page=page))
 
     _, items = _run(data_dir, work)
     columns = ["tenant_id", "created_at", "keys", "users", "webhooks", "rate_limit_rps", "messages_per_day"]

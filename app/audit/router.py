@@ -14,7 +14,7 @@ from app.audit import service
 from app.audit.schemas import AuditEventOut, AuditFilter, AuditSettings, AuditSettingsOut
 from app.deps import Admin, CheckedLimits, Config, Conn, ExportEngine, Keys, ReadConn
 from app.errors import problem_responses
-from app.pagination import Page
+from app.pagination import Page, PageParams
 from app.transfer.stream import IdleLimitedStream
 
 router = APIRouter(prefix="/admin/tenants/{tenant_id}/audit", tags=["admin"], dependencies=[Admin])
@@ -77,12 +77,11 @@ async def list_audit_events(
     tenant_id: str,
     conn: ReadConn,
     limits: CheckedLimits,
+    page: PageParams,  # before `found`: its parameters keep their place in the OpenAPI document
     found: Filter,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> Page[AuditEventOut]:
     limits.check_id(tenant_id, ["path", "tenant_id"])
-    return await service.list_events(conn, tenant_id=tenant_id, found=found, limit=limit, cursor=cursor)
+    return await service.list_events(conn, tenant_id=tenant_id, found=found, page=page)
 
 
 @router.get(

@@ -11,8 +11,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.audit.schemas import AuditEventOut, AuditFilter, AuditSettings, AuditSettingsOut
-from app.errors import InvalidCursor, NotFound
-from app.pagination import Page, decode_cursor, encode_cursor
+from app.errors import NotFound
+from app.pagination import INT, Keyset, Page, PageRequest
 
 _COLS = "id, at, key_id, client, request_id, method, operation, status, user_id, session_id, ids"
 EXPORT_PAGE = 1000
@@ -73,32 +73,30 @@ def _where(tenant_id: str, found: AuditFilter) -> tuple[list[str], dict[str, Any
     return where, params
 
 
+_EVENTS = Keyset("audit", (INT,))
+
+
 async def list_events(
-    conn: AsyncConnection, *, tenant_id: str, found: AuditFilter, limit: int, cursor: str | None
+    conn: AsyncConnection, *, tenant_id: str, found: AuditFilter, page: PageRequest
 ) -> Page[AuditEventOut]:
     """Newest first, a page at a time (keyset on the id)."""
     where, params = _where(tenant_id, found)
-    if cursor:
-        (before,), _ = decode_cursor(cursor, "audit", 1)
-        if not isinstance(before, int) or isinstance(before, bool) or not 0 < before < 2**63:
-            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+    if page.cursor:
         where.append("id < :before")
-        params["before"] = before
+        (params["before"],) = _EVENTS.after(page.cursor)
     rows = (
         (
             await conn.execute(
                 text(
                     f"SELECT {_COLS} FROM audit_events WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT :n"
                 ),
-                {**params, "n": limit + 1},
+                {**params, "n": page.fetch},
             )
         )
         .mappings()
         .all()
     )
-    items = [AuditEventOut(**r) for r in rows[:limit]]
-    more = len(rows) > limit
-    return Page(items=items, next_cursor=encode_cursor("audit", [items[-1].id]) if more else None)
+    return _EVENTS.page([AuditEventOut(**r) for r in rows], page, lambda e: (e.id,))
 
 
 async def export_events(

@@ -14,7 +14,7 @@ from app.deps import CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantI
 from app.errors import problem_responses
 from app.facts import extraction, service
 from app.facts.schemas import ExtractAccepted, ExtractionState, FactEventOut, FactIn, FactOut, FactPatch
-from app.pagination import Page
+from app.pagination import Page, PageParams
 from app.timestamps import as_utc
 
 user_facts = APIRouter(prefix="/users/{user_id}/facts", tags=["facts"])
@@ -37,6 +37,7 @@ async def list_facts(
     conn: Conn,
     tenant: TenantId,
     settings: Config,
+    page: PageParams,
     # A validator, not a call in the body: out of range is then a 422, not an uncaught ValueError.
     as_of: Annotated[
         datetime | None, AfterValidator(as_utc), Query(description="Facts valid at this time (no zone: UTC).")
@@ -50,8 +51,6 @@ async def list_facts(
             description="Only the facts about this speaker (a name; empty: the user's own). All by default.",
         ),
     ] = None,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
-    cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
 ) -> Page[FactOut]:
     return await service.list_facts(
         conn,
@@ -60,8 +59,7 @@ async def list_facts(
         as_of=as_of,
         include_invalid=include_invalid,
         kinds=[k.value for k in kind] if kind else None,
-        limit=limit,
-        cursor=cursor,
+        page=page,
         half_life_days=settings.fact_half_life_days,
         speaker=speaker,
     )
@@ -164,10 +162,9 @@ async def fact_history(
     fact_id: FactIdPath,
     conn: Conn,
     tenant: TenantId,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
-    cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
+    page: PageParams,
 ) -> Page[FactEventOut]:
-    return await service.history(conn, tenant_id=tenant, fact_id=fact_id, limit=limit, cursor=cursor)
+    return await service.history(conn, tenant_id=tenant, fact_id=fact_id, page=page)
 
 
 @session_facts.get(

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.crypto import fields
-from app.errors import InvalidCursor, NotFound, ValidationFailed
+from app.errors import NotFound, ValidationFailed
 from app.facts import events
 from app.facts.forgetting import decayed_importance
 from app.facts.reconcile import Invalidate, normalize
@@ -22,8 +22,11 @@ from app.facts.schemas import FactEventOut, FactIn, FactOut, FactPatch
 from app.facts.tasks import REEMBED_IF_CHANGED, invalidate, invalidated, lock_user_facts
 from app.jsonutil import dumps
 from app.merge_patch import merge_patch
-from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
+from app.pagination import INT, TIMESTAMP, UUID, Keyset, Page, PageRequest
 from app.users.service import ensure_user
+
+_FACTS = Keyset("facts", (TIMESTAMP, UUID))  # newest valid_from first
+_HISTORY = Keyset("fact-events", (INT,))  # oldest event first
 
 _FIELDS = (
     "fact_id, user_id, speaker, content, kind, subject, exclusive, topics, importance, metadata, actor, "
@@ -58,8 +61,7 @@ async def list_facts(
     as_of: datetime | None,
     include_invalid: bool,
     kinds: list[str] | None,
-    limit: int,
-    cursor: str | None,
+    page: PageRequest,
     half_life_days: float,
     speaker: str | None = None,
 ) -> Page[FactOut]:
@@ -73,7 +75,7 @@ async def list_facts(
         )
     await _user_exists(conn, tenant_id=tenant_id, user_id=user_id)
     where = ["tenant_id = :t", "user_id = :u"]
-    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "limit": limit + 1}
+    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "limit": page.fetch}
     if as_of is not None:
         where.append("valid_from <= :at AND (invalid_at IS NULL OR invalid_at > :at)")
         params["at"] = as_of
@@ -85,10 +87,9 @@ async def list_facts(
     if speaker is not None:
         where.append("speaker IS NULL" if speaker == "" else "speaker = :speaker")
         params["speaker"] = speaker
-    if cursor:
-        (at, fid), _ = decode_cursor(cursor, "facts", 2)
+    if page.cursor:
         where.append("(valid_from, fact_id) < (:c_at, :c_id)")
-        params["c_at"], params["c_id"] = cursor_datetime(at), cursor_uuid(fid)
+        params["c_at"], params["c_id"] = _FACTS.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -102,11 +103,11 @@ async def list_facts(
         .mappings()
         .all()
     )
-    items = [FactOut(**fields.open_row(dict(r), tenant_id)) for r in rows[:limit]]
-    nxt = None
-    if len(rows) > limit:
-        nxt = encode_cursor("facts", [items[-1].valid_from.isoformat(), str(items[-1].fact_id)])
-    return Page[FactOut](items=items, next_cursor=nxt)
+    return _FACTS.page(
+        [FactOut(**fields.open_row(dict(r), tenant_id)) for r in rows],
+        page,
+        lambda f: (f.valid_from, f.fact_id),
+    )
 
 
 async def get_fact(
@@ -311,17 +312,14 @@ async def delete_fact(conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UU
 
 
 async def history(
-    conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, limit: int, cursor: str | None
+    conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, page: PageRequest
 ) -> Page[FactEventOut]:
     """Oldest first: every change to the fact, also after it was deleted."""
-    params: dict[str, Any] = {"t": tenant_id, "f": fact_id, "limit": limit + 1}
+    params: dict[str, Any] = {"t": tenant_id, "f": fact_id, "limit": page.fetch}
     after = ""
-    if cursor:
-        (pos,), _ = decode_cursor(cursor, "fact-events", 1)
-        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 2**63:
-            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+    if page.cursor:
         after = "AND id > :pos"
-        params["pos"] = pos
+        (params["pos"],) = _HISTORY.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -335,8 +333,8 @@ async def history(
         .mappings()
         .all()
     )
-    if not rows and not cursor:
+    if not rows and not page.cursor:
         raise NotFound(f"No fact {fact_id}.")
-    items = [FactEventOut(**events.open_event(dict(r), tenant_id)) for r in rows[:limit]]
-    nxt = encode_cursor("fact-events", [items[-1].id]) if len(rows) > limit else None
-    return Page[FactEventOut](items=items, next_cursor=nxt)
+    return _HISTORY.page(
+        [FactEventOut(**events.open_event(dict(r), tenant_id)) for r in rows], page, lambda e: (e.id,)
+    )

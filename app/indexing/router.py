@@ -10,7 +10,7 @@ from app.deps import CheckedLimits, Conn, TenantId, Wake
 from app.errors import problem_responses
 from app.indexing import service
 from app.indexing.schemas import FailedItem, IndexingStatus, RetryRequest, RetryResult
-from app.pagination import Page
+from app.pagination import Page, PageParams
 
 router = APIRouter(prefix="/indexing", tags=["indexing"])
 
@@ -49,14 +49,13 @@ async def list_failed(
     conn: Conn,
     tenant: TenantId,
     limits: CheckedLimits,
+    page: PageParams,
     user_id: UserQ = None,
     session_id: SessionQ = None,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
-    cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
 ) -> Page[FailedItem]:
     _check(limits, user_id, session_id)
     return await service.list_failed(
-        conn, tenant_id=tenant, user_id=user_id, session_id=session_id, limit=limit, cursor=cursor
+        conn, tenant_id=tenant, user_id=user_id, session_id=session_id, page=page
     )
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.errors import NotFound
 from app.indexing.schemas import FailedItem, IndexingStatus
 from app.indexing.tasks import LAG
-from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
+from app.pagination import TIMESTAMP, UUID, Keyset, Page, PageRequest
 
 
 def _owner(tenant_id: str, user_id: str | None, session_id: str | None) -> tuple[str, dict[str, Any]]:
@@ -71,21 +71,22 @@ async def status(
     )
 
 
+_FAILED = Keyset("failed", (TIMESTAMP, UUID))  # by embed_after: the time the last try failed
+
+
 async def list_failed(
     conn: AsyncConnection,
     *,
     tenant_id: str,
     user_id: str | None,
     session_id: str | None,
-    limit: int,
-    cursor: str | None,
+    page: PageRequest,
 ) -> Page[FailedItem]:
     where, params = _owner(tenant_id, user_id, session_id)
-    params["limit"] = limit + 1
-    if cursor:
-        (at, mid), _ = decode_cursor(cursor, "failed", 2)
+    params["limit"] = page.fetch
+    if page.cursor:
         where += " AND (embed_after, message_id) > (:at, :mid)"
-        params.update(at=cursor_datetime(at), mid=cursor_uuid(mid))
+        params["at"], params["mid"] = _FAILED.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -101,12 +102,7 @@ async def list_failed(
         .mappings()
         .all()
     )
-    items = [FailedItem(**r) for r in rows[:limit]]
-    nxt = None
-    if len(rows) > limit:
-        last = items[-1]
-        nxt = encode_cursor("failed", [last.failed_at.isoformat(), str(last.message_id)])
-    return Page[FailedItem](items=items, next_cursor=nxt)
+    return _FAILED.page([FailedItem(**r) for r in rows], page, lambda f: (f.failed_at, f.message_id))
 
 
 async def retry_failed(

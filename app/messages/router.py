@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Header, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Response
 from pydantic import AfterValidator
 
 from app.deps import (
@@ -30,11 +30,12 @@ from app.messages import service
 from app.messages.schemas import (
     AppendRequest,
     AppendResponse,
+    MessageFilter,
     MessageOut,
     MessagePatch,
     Role,
 )
-from app.pagination import Page
+from app.pagination import Page, PageRequest, page_query
 from app.timestamps import as_utc
 
 router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])
@@ -43,6 +44,23 @@ router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])
 class Order(StrEnum):
     asc = "asc"
     desc = "desc"
+
+
+def _filter(
+    order: Annotated[Order, Query(description="By seq, ascending or descending.")] = Order.asc,
+    role: Annotated[list[Role] | None, Query(description="Only these roles (repeatable).")] = None,
+    created_after: Annotated[
+        datetime | None, AfterValidator(as_utc), Query(description="created_at >= this.")
+    ] = None,
+    created_before: Annotated[
+        datetime | None, AfterValidator(as_utc), Query(description="created_at < this.")
+    ] = None,
+) -> MessageFilter:
+    return MessageFilter(order is Order.desc, role, created_after, created_before)
+
+
+Filter = Annotated[MessageFilter, Depends(_filter)]
+MessagePage = Annotated[PageRequest, Depends(page_query(cursor_help="A `next_cursor` or `prev_cursor`."))]
 
 
 IdempotencyKey = Annotated[
@@ -130,30 +148,10 @@ async def list_messages(
     session_id: SessionIdPath,
     conn: Conn,
     tenant: TenantId,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
-    cursor: Annotated[
-        str | None, Query(max_length=2048, description="A `next_cursor` or `prev_cursor`.")
-    ] = None,
-    order: Annotated[Order, Query(description="By seq, ascending or descending.")] = Order.asc,
-    role: Annotated[list[Role] | None, Query(description="Only these roles (repeatable).")] = None,
-    created_after: Annotated[
-        datetime | None, AfterValidator(as_utc), Query(description="created_at >= this.")
-    ] = None,
-    created_before: Annotated[
-        datetime | None, AfterValidator(as_utc), Query(description="created_at < this.")
-    ] = None,
+    page: MessagePage,  # before `found`: its parameters keep their place in the OpenAPI document
+    found: Filter,
 ) -> Page[MessageOut]:
-    return await service.list_messages(
-        conn,
-        tenant_id=tenant,
-        session_id=session_id,
-        limit=limit,
-        cursor=cursor,
-        descending=order is Order.desc,
-        roles=role,
-        created_after=created_after,
-        created_before=created_before,
-    )
+    return await service.list_messages(conn, tenant_id=tenant, session_id=session_id, page=page, found=found)
 
 
 @router.get(

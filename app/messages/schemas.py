@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -16,6 +17,16 @@ class Role(StrEnum):
     user = "user"
     assistant = "assistant"
     tool = "tool"
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFilter:
+    """Which messages a list shows, and in which order."""
+
+    descending: bool = False
+    roles: list[Role] | None = None
+    created_after: datetime | None = None  # created_at >= this
+    created_before: datetime | None = None  # created_at < this
 
 
 class MessageIn(BaseModel):

@@ -6,7 +6,7 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import text
@@ -17,16 +17,19 @@ from app.ai.tokenizer import Tokenizer
 from app.cache.window import Version
 from app.crypto import fields
 from app.db.sql import Direct, driver, jsonb
-from app.errors import IdempotencyConflict, InvalidCursor, NotFound, SessionEnded
+from app.errors import IdempotencyConflict, NotFound, SessionEnded
 from app.jobs.due import SummaryPolicy, due_sql, record_change
 from app.jsonutil import canonical, dumps
 from app.merge_patch import merge_patch
-from app.messages.schemas import AppendRequest, AppendResponse, MessageOut, Role
-from app.pagination import Page, decode_cursor, encode_cursor
+from app.messages.schemas import AppendRequest, AppendResponse, MessageFilter, MessageOut
+from app.pagination import INT, Keyset, Page, PageRequest
 from app.sessions.service import require_session
 from app.telemetry.context import current_traceparent
 
 _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
+# A cursor of one order is refused by the other: its position means the other side of the page.
+_BY_SEQ = Keyset("messages", (INT,))
+_BY_SEQ_DESC = Keyset("messages-desc", (INT,))
 
 # One round trip: bump the session's seq under its row lock (gapless: a rollback undoes the bump
 # too), record a summary job if the batch makes one due (the policy's thresholds come as
@@ -248,35 +251,30 @@ async def list_messages(
     *,
     tenant_id: str,
     session_id: str,
-    limit: int,
-    cursor: str | None,
-    descending: bool,
-    roles: list[Role] | None,
-    created_after: datetime | None,
-    created_before: datetime | None,
+    page: PageRequest,
+    found: MessageFilter,
 ) -> Page[MessageOut]:
     """Keyset pages by seq in either order; `prev_cursor` walks back toward the start."""
     await require_session(conn, tenant_id=tenant_id, session_id=session_id)
     where = ["tenant_id = :t", "session_id = :s"]
-    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": limit + 1}
-    if roles:
+    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": page.fetch}
+    if found.roles:
         where.append("role = ANY(CAST(:roles AS text[]))")
-        params["roles"] = [r.value for r in roles]
-    if created_after is not None:
+        params["roles"] = [r.value for r in found.roles]
+    if found.created_after is not None:
         where.append("created_at >= :after")
-        params["after"] = created_after
-    if created_before is not None:
+        params["after"] = found.created_after
+    if found.created_before is not None:
         where.append("created_at < :before")
-        params["before"] = created_before
+        params["before"] = found.created_before
+    descending = found.descending
+    keyset = _BY_SEQ_DESC if descending else _BY_SEQ
     backward = False
-    if cursor:
-        (pos,), backward = decode_cursor(cursor, "messages-desc" if descending else "messages", 1)
-        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 2**63:
-            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+    if page.cursor:
+        (params["pos"],), backward = keyset.position(page.cursor)
         # Walking forward in the requested order, or back (the page before) in the other.
         ahead = descending != backward
         where.append("seq < :pos" if ahead else "seq > :pos")
-        params["pos"] = pos
     scan_desc = descending != backward
     rows = (
         (
@@ -291,20 +289,19 @@ async def list_messages(
         .mappings()
         .all()
     )
-    more = len(rows) > limit
-    items = [MessageOut(**fields.open_row(dict(r), tenant_id)) for r in rows[:limit]]
+    more = len(rows) > page.limit
+    items = [MessageOut(**fields.open_row(dict(r), tenant_id)) for r in rows[: page.limit]]
     if backward:
         items.reverse()
-    kind = "messages-desc" if descending else "messages"
     nxt = prev = None
     if items:
-        first, last = items[0].seq, items[-1].seq
+        first, last = (items[0].seq,), (items[-1].seq,)
         if backward:  # the cursor's own item follows this page; more rows precede it
-            nxt = encode_cursor(kind, [last])
-            prev = encode_cursor(kind, [first], backward=True) if more else None
+            nxt = keyset.cursor(last)
+            prev = keyset.cursor(first, backward=True) if more else None
         else:
-            nxt = encode_cursor(kind, [last]) if more else None
-            prev = encode_cursor(kind, [first], backward=True) if cursor else None
+            nxt = keyset.cursor(last) if more else None
+            prev = keyset.cursor(first, backward=True) if page.cursor else None
     return Page[MessageOut](items=items, next_cursor=nxt, prev_cursor=prev)
 
 

@@ -10,7 +10,7 @@ from app.audit.notes import note
 from app.cache import evictions
 from app.deps import Cache, CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId
 from app.errors import problem_responses
-from app.pagination import Page
+from app.pagination import Page, PageParams
 from app.sessions import service
 from app.sessions.schemas import SessionCreate, SessionOut, SessionPatch, SessionStats
 
@@ -72,13 +72,12 @@ async def list_sessions(
     conn: Conn,
     tenant: TenantId,
     limits: CheckedLimits,
+    page: PageParams,
     user_id: Annotated[str | None, Query(description="Only this user's sessions.")] = None,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
-    cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
 ) -> Page[SessionOut]:
     if user_id is not None:
         limits.check_id(user_id, ["query", "user_id"])
-    return await service.list_sessions(conn, tenant_id=tenant, user_id=user_id, limit=limit, cursor=cursor)
+    return await service.list_sessions(conn, tenant_id=tenant, user_id=user_id, page=page)
 
 
 @router.patch(

@@ -12,7 +12,7 @@ from app.cache import evictions
 from app.db.sql import jsonb
 from app.errors import Conflict, NotFound
 from app.merge_patch import merge_patch
-from app.pagination import Page, cursor_datetime, decode_cursor, encode_cursor
+from app.pagination import TEXT, TIMESTAMP, Keyset, Page, PageRequest
 from app.sessions.schemas import SessionOut, SessionStats
 from app.summaries.service import queue_final_summary
 from app.users.service import ensure_user
@@ -75,11 +75,14 @@ async def require_session(conn: AsyncConnection, *, tenant_id: str, session_id: 
         raise NotFound(f"No session {session_id}.")
 
 
+_SESSIONS = Keyset("sessions", (TIMESTAMP, TEXT))  # newest first
+
+
 async def list_sessions(
-    conn: AsyncConnection, *, tenant_id: str, user_id: str | None, limit: int, cursor: str | None
+    conn: AsyncConnection, *, tenant_id: str, user_id: str | None, page: PageRequest
 ) -> Page[SessionOut]:
     """Newest first. With `user_id`, only that user's (404 if the user does not exist)."""
-    params: dict[str, Any] = {"t": tenant_id, "limit": limit + 1}
+    params: dict[str, Any] = {"t": tenant_id, "limit": page.fetch}
     where = ["tenant_id = :t"]
     if user_id is not None:
         exists = (
@@ -92,10 +95,9 @@ async def list_sessions(
             raise NotFound(f"No user {user_id}.")
         where.append("user_id = :u")
         params["u"] = user_id
-    if cursor:
-        (created, sid), _ = decode_cursor(cursor, "sessions", 2)
+    if page.cursor:
         where.append("(created_at, session_id) < (:c, :sid)")
-        params.update(c=cursor_datetime(created), sid=str(sid))
+        params["c"], params["sid"] = _SESSIONS.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -109,12 +111,7 @@ async def list_sessions(
         .mappings()
         .all()
     )
-    items = [SessionOut(**r) for r in rows[:limit]]
-    nxt = None
-    if len(rows) > limit:
-        last = items[-1]
-        nxt = encode_cursor("sessions", [last.created_at.isoformat(), last.session_id])
-    return Page[SessionOut](items=items, next_cursor=nxt)
+    return _SESSIONS.page([SessionOut(**r) for r in rows], page, lambda s: (s.created_at, s.session_id))
 
 
 async def patch_session(

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from app.deps import Conn, Engine, SessionIdPath, TenantId, Wake
 from app.errors import problem_responses
-from app.pagination import Page
+from app.pagination import Page, PageRequest, page_query
 from app.summaries import service
 from app.summaries.schemas import SummarizeAccepted, SummaryOut, SummaryState
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["summaries"])
+
+# Summaries are long: a smaller page than the other lists.
+SummaryPage = Annotated[
+    PageRequest, Depends(page_query(default=20, maximum=100, cursor_help="A `next_cursor`."))
+]
 
 
 @router.get(
@@ -37,12 +42,9 @@ async def list_summaries(
     session_id: SessionIdPath,
     conn: Conn,
     tenant: TenantId,
-    limit: Annotated[int, Query(ge=1, le=100, description="Page size.")] = 20,
-    cursor: Annotated[str | None, Query(max_length=2048, description="A `next_cursor`.")] = None,
+    page: SummaryPage,
 ) -> Page[SummaryOut]:
-    return await service.list_summaries(
-        conn, tenant_id=tenant, session_id=session_id, limit=limit, cursor=cursor
-    )
+    return await service.list_summaries(conn, tenant_id=tenant, session_id=session_id, page=page)
 
 
 @router.post(

@@ -8,9 +8,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.crypto import fields
-from app.errors import InvalidCursor, NotFound
+from app.errors import NotFound
 from app.jobs import queue
-from app.pagination import Page, decode_cursor, encode_cursor
+from app.pagination import INT, Keyset, Page, PageRequest
 from app.summaries.schemas import SummarizeAccepted, SummaryOut, SummaryState
 from app.summaries.tasks import KIND
 
@@ -53,19 +53,19 @@ async def summary_state(conn: AsyncConnection, *, tenant_id: str, session_id: st
     )
 
 
+_SUMMARIES = Keyset("summaries", (INT,))
+
+
 async def list_summaries(
-    conn: AsyncConnection, *, tenant_id: str, session_id: str, limit: int, cursor: str | None
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, page: PageRequest
 ) -> Page[SummaryOut]:
     """Newest first: each step of the progressive summary, with the seqs it covers."""
     await _session_row(conn, tenant_id=tenant_id, session_id=session_id)
-    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": limit + 1}
+    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": page.fetch}
     after = ""
-    if cursor:
-        (pos,), _ = decode_cursor(cursor, "summaries", 1)
-        if not isinstance(pos, int) or isinstance(pos, bool) or not 0 <= pos < 2**63:
-            raise InvalidCursor("The cursor is malformed or belongs to another list.")
+    if page.cursor:
         after = "AND to_seq < :pos"
-        params["pos"] = pos
+        (params["pos"],) = _SUMMARIES.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -79,9 +79,9 @@ async def list_summaries(
         .mappings()
         .all()
     )
-    items = [SummaryOut(**fields.open_row(dict(r), tenant_id)) for r in rows[:limit]]
-    nxt = encode_cursor("summaries", [items[-1].to_seq]) if len(rows) > limit else None
-    return Page[SummaryOut](items=items, next_cursor=nxt)
+    return _SUMMARIES.page(
+        [SummaryOut(**fields.open_row(dict(r), tenant_id)) for r in rows], page, lambda s: (s.to_seq,)
+    )
 
 
 async def force_summary(engine: AsyncEngine, *, tenant_id: str, session_id: str) -> SummarizeAccepted:

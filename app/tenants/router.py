@@ -10,7 +10,7 @@ from fastapi import APIRouter, BackgroundTasks, Query, Response
 from app.cache import evictions
 from app.deps import Admin, Cache, CheckedLimits, Conn, Engine, Keys
 from app.errors import problem_responses
-from app.pagination import Page
+from app.pagination import Page, PageParams
 from app.tenants import purge, service
 from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut, TenantLimits, TenantLimitsOut, TenantOut
 
@@ -40,14 +40,13 @@ async def create_key(body: KeyCreate, conn: Conn, limits: CheckedLimits) -> KeyC
 async def list_keys(
     conn: Conn,
     limits: CheckedLimits,
+    page: PageParams,
     tenant_id: Annotated[str | None, Query(max_length=128)] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: Annotated[str | None, Query(max_length=1024)] = None,
 ) -> Page[KeyOut]:
     if tenant_id is not None:
         # A NUL byte would reach PostgreSQL, which refuses it in text (a 500 before this check).
         limits.check_id(tenant_id, ["query", "tenant_id"])
-    return await service.list_keys(conn, tenant_id=tenant_id, limit=limit, cursor=cursor)
+    return await service.list_keys(conn, tenant_id=tenant_id, page=page)
 
 
 @router.delete(
@@ -101,10 +100,9 @@ async def set_tenant_limits(
 )
 async def list_tenants(
     conn: Conn,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    cursor: Annotated[str | None, Query(max_length=1024)] = None,
+    page: PageParams,
 ) -> Page[TenantOut]:
-    return await purge.list_tenants(conn, limit=limit, cursor=cursor)
+    return await service.list_tenants(conn, page=page)
 
 
 @router.delete(

@@ -1,4 +1,4 @@
-"""Tenants and their API keys: keys are random, shown once, stored as sha256 hashes."""
+"""Tenants, their limits and their API keys: keys are random, shown once, stored as sha256 hashes."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.errors import NotFound
-from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
-from app.tenants.schemas import KeyCreated, KeyOut, TenantLimits, TenantLimitsOut
+from app.pagination import TEXT, TIMESTAMP, UUID, Keyset, Page, PageRequest
+from app.tenants.schemas import KeyCreated, KeyOut, TenantLimits, TenantLimitsOut, TenantOut
 
 KEY_PREFIX = "egm_"
 
@@ -47,18 +47,19 @@ async def create_key(conn: AsyncConnection, *, tenant_id: str, name: str) -> Key
     return KeyCreated(**row, key=key)
 
 
-async def list_keys(
-    conn: AsyncConnection, *, tenant_id: str | None, limit: int, cursor: str | None
-) -> Page[KeyOut]:
-    params: dict[str, Any] = {"limit": limit + 1}
+_KEYS = Keyset("keys", (TIMESTAMP, UUID))
+_TENANTS = Keyset("tenants", (TEXT,))
+
+
+async def list_keys(conn: AsyncConnection, *, tenant_id: str | None, page: PageRequest) -> Page[KeyOut]:
+    params: dict[str, Any] = {"limit": page.fetch}
     where = ["TRUE"]
     if tenant_id is not None:
         where.append("tenant_id = :t")
         params["t"] = tenant_id
-    if cursor:
-        (created, key_id), _ = decode_cursor(cursor, "keys", 2)
+    if page.cursor:
         where.append("(created_at, key_id) > (CAST(:c AS timestamptz), CAST(:k AS uuid))")
-        params.update(c=cursor_datetime(created), k=cursor_uuid(key_id))
+        params["c"], params["k"] = _KEYS.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -72,12 +73,34 @@ async def list_keys(
         .mappings()
         .all()
     )
-    items = [KeyOut(**r) for r in rows[:limit]]
-    nxt = None
-    if len(rows) > limit:
-        last = items[-1]
-        nxt = encode_cursor("keys", [last.created_at.isoformat(), str(last.key_id)])
-    return Page[KeyOut](items=items, next_cursor=nxt)
+    return _KEYS.page([KeyOut(**r) for r in rows], page, lambda k: (k.created_at, k.key_id))
+
+
+async def list_tenants(conn: AsyncConnection, *, page: PageRequest) -> Page[TenantOut]:
+    """Every tenant by id, with its live keys, users, webhook endpoints and limits."""
+    params: dict[str, Any] = {"limit": page.fetch}
+    after = ""
+    if page.cursor:
+        after = "WHERE t.tenant_id > :after"
+        (params["after"],) = _TENANTS.after(page.cursor)
+    rows = (
+        (
+            await conn.execute(
+                text(
+                    "SELECT t.tenant_id, t.created_at, t.rate_limit_rps, t.messages_per_day, "
+                    "(SELECT count(*) FROM api_keys k WHERE k.tenant_id = t.tenant_id "
+                    "  AND k.revoked_at IS NULL) AS keys, "
+                    "(SELECT count(*) FROM users u WHERE u.tenant_id = t.tenant_id) AS users, "
+                    "(SELECT count(*) FROM webhook_endpoints w WHERE w.tenant_id = t.tenant_id) AS webhooks "
+                    f"FROM tenants t {after} ORDER BY t.tenant_id LIMIT :limit"
+                ),
+                params,
+            )
+        )
+        .mappings()
+        .all()
+    )
+    return _TENANTS.page([TenantOut(**r) for r in rows], page, lambda t: (t.tenant_id,))
 
 
 async def revoke_key(conn: AsyncConnection, *, key_id: uuid.UUID) -> None:

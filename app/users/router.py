@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, BackgroundTasks, Query, Response
+from fastapi import APIRouter, BackgroundTasks, Response
 
 from app.cache import evictions
 from app.deps import Cache, CheckedLimits, Conn, Engine, TenantId, UserIdPath, Wake
 from app.errors import problem_responses
-from app.pagination import Page
+from app.pagination import Page, PageParams
 from app.users import service
 from app.users.schemas import UserOut, UserUpsert
 
@@ -55,10 +53,9 @@ async def get_user(user_id: UserIdPath, conn: Conn, tenant: TenantId) -> UserOut
 async def list_users(
     conn: Conn,
     tenant: TenantId,
-    limit: Annotated[int, Query(ge=1, le=1000, description="Page size.")] = 100,
-    cursor: Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")] = None,
+    page: PageParams,
 ) -> Page[UserOut]:
-    return await service.list_users(conn, tenant_id=tenant, limit=limit, cursor=cursor)
+    return await service.list_users(conn, tenant_id=tenant, page=page)
 
 
 @router.delete(

@@ -11,7 +11,7 @@ from app.audit import service as audit
 from app.cache import evictions
 from app.db.sql import jsonb
 from app.errors import NotFound
-from app.pagination import Page, decode_cursor, encode_cursor
+from app.pagination import TEXT, Keyset, Page, PageRequest
 from app.users.schemas import UserOut
 from app.webhooks import outbox
 
@@ -65,15 +65,15 @@ async def get_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> Us
     return UserOut(**row)
 
 
-async def list_users(
-    conn: AsyncConnection, *, tenant_id: str, limit: int, cursor: str | None
-) -> Page[UserOut]:
-    params: dict[str, Any] = {"t": tenant_id, "limit": limit + 1}
+_USERS = Keyset("users", (TEXT,))
+
+
+async def list_users(conn: AsyncConnection, *, tenant_id: str, page: PageRequest) -> Page[UserOut]:
+    params: dict[str, Any] = {"t": tenant_id, "limit": page.fetch}
     after = ""
-    if cursor:
-        (last,), _ = decode_cursor(cursor, "users", 1)
+    if page.cursor:
         after = "AND user_id > :after"
-        params["after"] = str(last)
+        (params["after"],) = _USERS.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -84,9 +84,7 @@ async def list_users(
         .mappings()
         .all()
     )
-    items = [UserOut(**r) for r in rows[:limit]]
-    nxt = encode_cursor("users", [items[-1].user_id]) if len(rows) > limit else None
-    return Page[UserOut](items=items, next_cursor=nxt)
+    return _USERS.page([UserOut(**r) for r in rows], page, lambda u: (u.user_id,))
 
 
 async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> list[tuple[str, str]]:

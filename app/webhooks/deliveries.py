@@ -11,10 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.errors import NotFound
 from app.jobs.queue import wait_until
-from app.pagination import Page, decode_cursor, encode_cursor
+from app.pagination import INT, Keyset, Page, PageRequest
 from app.webhooks import outbox
 from app.webhooks.schemas import AttemptOut, DeliveryDetail, DeliveryOut, DeliveryStatus
 from app.webhooks.service import get_endpoint
+
+_DELIVERIES = Keyset("webhook-deliveries", (INT,))  # newest first
 
 _COLS = (
     "id AS delivery_id, event_id, type, nullif(user_id, '') AS user_id, status, attempts, "
@@ -29,22 +31,18 @@ async def list_deliveries(
     tenant_id: str,
     endpoint_id: uuid.UUID,
     status: DeliveryStatus | None,
-    limit: int,
-    cursor: str | None,
+    page: PageRequest,
 ) -> Page[DeliveryOut]:
     """Newest first."""
     await get_endpoint(conn, tenant_id=tenant_id, endpoint_id=endpoint_id)
-    params: dict[str, Any] = {"t": tenant_id, "e": endpoint_id, "limit": limit + 1}
+    params: dict[str, Any] = {"t": tenant_id, "e": endpoint_id, "limit": page.fetch}
     where = ["tenant_id = :t", "endpoint_id = :e"]
     if status is not None:
         where.append("status = :status")
         params["status"] = status
-    if cursor:
-        (before,), _ = decode_cursor(cursor, "webhook-deliveries", 1)
-        if not isinstance(before, int):
-            before = -1
+    if page.cursor:
         where.append("id < :before")
-        params["before"] = before
+        (params["before"],) = _DELIVERIES.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -58,9 +56,7 @@ async def list_deliveries(
         .mappings()
         .all()
     )
-    items = [DeliveryOut(**r) for r in rows[:limit]]
-    nxt = encode_cursor("webhook-deliveries", [items[-1].delivery_id]) if len(rows) > limit else None
-    return Page[DeliveryOut](items=items, next_cursor=nxt)
+    return _DELIVERIES.page([DeliveryOut(**r) for r in rows], page, lambda d: (d.delivery_id,))
 
 
 async def get_delivery(

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from app.deps import Admin, Commit, Config, Conn, Engine, Wake
 from app.errors import problem_responses
-from app.pagination import Page
+from app.pagination import Page, PageParams
 from app.webhooks import deliveries, service
 from app.webhooks.schemas import (
     DeliveryDetail,
@@ -31,8 +31,6 @@ async def _tenant_id(
 
 
 Tenant = Annotated[str, Depends(_tenant_id)]
-Limit = Annotated[int, Query(ge=1, le=1000, description="Page size.")]
-Cursor = Annotated[str | None, Query(max_length=2048, description="From `next_cursor`.")]
 
 
 @router.post(
@@ -62,10 +60,8 @@ async def create_endpoint(
     description="The tenant's endpoints (without their secrets), oldest first.",
     responses=problem_responses(400, 403),
 )
-async def list_endpoints(
-    tenant_id: Tenant, conn: Conn, limit: Limit = 100, cursor: Cursor = None
-) -> Page[EndpointOut]:
-    return await service.list_endpoints(conn, tenant_id=tenant_id, limit=limit, cursor=cursor)
+async def list_endpoints(tenant_id: Tenant, conn: Conn, page: PageParams) -> Page[EndpointOut]:
+    return await service.list_endpoints(conn, tenant_id=tenant_id, page=page)
 
 
 @router.get(
@@ -147,12 +143,11 @@ async def list_deliveries(
     tenant_id: Tenant,
     endpoint_id: uuid.UUID,
     conn: Conn,
+    page: PageParams,
     status: Annotated[DeliveryStatus | None, Query(description="Only deliveries in this state.")] = None,
-    limit: Limit = 100,
-    cursor: Cursor = None,
 ) -> Page[DeliveryOut]:
     return await deliveries.list_deliveries(
-        conn, tenant_id=tenant_id, endpoint_id=endpoint_id, status=status, limit=limit, cursor=cursor
+        conn, tenant_id=tenant_id, endpoint_id=endpoint_id, status=status, page=page
     )
 
 

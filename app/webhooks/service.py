@@ -9,7 +9,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.errors import Conflict, NotFound, ValidationFailed
-from app.pagination import Page, cursor_datetime, cursor_uuid, decode_cursor, encode_cursor
+from app.pagination import TIMESTAMP, UUID, Keyset, Page, PageRequest
 from app.webhooks import signing
 from app.webhooks.addresses import Refused, public_addresses
 from app.webhooks.schemas import EndpointCreate, EndpointCreated, EndpointOut
@@ -82,15 +82,15 @@ async def check_public(url: str) -> None:
         ) from None
 
 
-async def list_endpoints(
-    conn: AsyncConnection, *, tenant_id: str, limit: int, cursor: str | None
-) -> Page[EndpointOut]:
-    params: dict[str, Any] = {"t": tenant_id, "limit": limit + 1}
+_ENDPOINTS = Keyset("webhooks", (TIMESTAMP, UUID))
+
+
+async def list_endpoints(conn: AsyncConnection, *, tenant_id: str, page: PageRequest) -> Page[EndpointOut]:
+    params: dict[str, Any] = {"t": tenant_id, "limit": page.fetch}
     after = ""
-    if cursor:
-        (created, endpoint_id), _ = decode_cursor(cursor, "webhooks", 2)
+    if page.cursor:
         after = "AND (created_at, endpoint_id) > (CAST(:c AS timestamptz), CAST(:e AS uuid))"
-        params.update(c=cursor_datetime(created), e=cursor_uuid(endpoint_id))
+        params["c"], params["e"] = _ENDPOINTS.after(page.cursor)
     rows = (
         (
             await conn.execute(
@@ -104,11 +104,7 @@ async def list_endpoints(
         .mappings()
         .all()
     )
-    items = [EndpointOut(**r) for r in rows[:limit]]
-    nxt = None
-    if len(rows) > limit:
-        nxt = encode_cursor("webhooks", [items[-1].created_at.isoformat(), str(items[-1].endpoint_id)])
-    return Page[EndpointOut](items=items, next_cursor=nxt)
+    return _ENDPOINTS.page([EndpointOut(**r) for r in rows], page, lambda e: (e.created_at, e.endpoint_id))
 
 
 async def get_endpoint(conn: AsyncConnection, *, tenant_id: str, endpoint_id: uuid.UUID) -> EndpointOut:

@@ -2933,7 +2933,9 @@ export interface operations {
         parameters: {
             query?: {
                 tenant_id?: string | null;
+                /** @description Page size. */
                 limit?: number;
+                /** @description From `next_cursor`. */
                 cursor?: string | null;
             };
             header?: never;
@@ -3126,7 +3128,9 @@ export interface operations {
     list_tenants: {
         parameters: {
             query?: {
+                /** @description Page size. */
                 limit?: number;
+                /** @description From `next_cursor`. */
                 cursor?: string | null;
             };
             header?: never;
@@ -3388,7 +3392,9 @@ export interface operations {
     list_audit_events: {
         parameters: {
             query?: {
+                /** @description Page size. */
                 limit?: number;
+                /** @description From `next_cursor`. */
                 cursor?: string | null;
                 /** @description Only this operation. */
                 operation?: string | null;

@@ -162,8 +162,8 @@ def sync_detailed(
 
     Args:
         tenant_id (str):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
         operation (None | str | Unset): Only this operation.
         key_id (None | Unset | UUID): Only requests made with this key.
         user_id (None | str | Unset): Only about this user.
@@ -217,8 +217,8 @@ def sync(
 
     Args:
         tenant_id (str):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
         operation (None | str | Unset): Only this operation.
         key_id (None | Unset | UUID): Only requests made with this key.
         user_id (None | str | Unset): Only about this user.
@@ -267,8 +267,8 @@ async def asyncio_detailed(
 
     Args:
         tenant_id (str):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
         operation (None | str | Unset): Only this operation.
         key_id (None | Unset | UUID): Only requests made with this key.
         user_id (None | str | Unset): Only about this user.
@@ -320,8 +320,8 @@ async def asyncio(
 
     Args:
         tenant_id (str):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
         operation (None | str | Unset): Only this operation.
         key_id (None | Unset | UUID): Only requests made with this key.
         user_id (None | str | Unset): Only about this user.

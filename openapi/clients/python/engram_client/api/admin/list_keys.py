@@ -102,8 +102,8 @@ def sync_detailed(
 
     Args:
         tenant_id (None | str | Unset):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -139,8 +139,8 @@ def sync(
 
     Args:
         tenant_id (None | str | Unset):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -171,8 +171,8 @@ async def asyncio_detailed(
 
     Args:
         tenant_id (None | str | Unset):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -206,8 +206,8 @@ async def asyncio(
 
     Args:
         tenant_id (None | str | Unset):
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -94,8 +94,8 @@ def sync_detailed(
      Every tenant by id, with its live keys, users, webhook endpoints and limits.
 
     Args:
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -128,8 +128,8 @@ def sync(
      Every tenant by id, with its live keys, users, webhook endpoints and limits.
 
     Args:
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -157,8 +157,8 @@ async def asyncio_detailed(
      Every tenant by id, with its live keys, users, webhook endpoints and limits.
 
     Args:
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -189,8 +189,8 @@ async def asyncio(
      Every tenant by id, with its live keys, users, webhook endpoints and limits.
 
     Args:
-        limit (int | Unset):  Default: 100.
-        cursor (None | str | Unset):
+        limit (int | Unset): Page size. Default: 100.
+        cursor (None | str | Unset): From `next_cursor`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
