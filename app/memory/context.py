@@ -21,21 +21,21 @@ messages, newest first, in what is left (including whatever the summary and fact
 With tiktoken's encodings no pre-token crosses such a boundary (a run of whitespace ending in a
 newline is its own pre-token, and the next block starts with a non-space), so the tokens of the
 whole are the sum of the tokens of the blocks: each block is counted once (a message's line is
-counted when it enters the cache) and the total is exact without encoding the whole context on
-every request. tests/api/test_memory.py checks the sum against a full count.
+counted when it enters the cache: app/cache/document.py holds the line's form) and the total is
+exact without encoding the whole context on every request. tests/api/test_memory.py checks the
+sum against a full count.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.cache.document import Count, Doc, line_tokens, message_line
 from app.errors import ValidationFailed
 
-Doc = dict[str, Any]
-Count = Callable[[str], int]
 MESSAGES_HEADER = "## Recent messages\n"
 FACTS_HEADER = "## Facts about the user\n"
 
@@ -52,25 +52,8 @@ class BudgetTooSmall(ValidationFailed):
         )
 
 
-def message_line(doc: Doc) -> str:
-    at = str(doc["created_at"])
-    stamp = f"{at[:10]} {at[11:16]} UTC"
-    who = f"{doc['role']} ({doc['name']})" if doc.get("name") else str(doc["role"])
-    return f"[{stamp}] {who}: {doc['content']}\n"
-
-
 def summary_block(doc: Doc) -> str:
     return f"## Summary of the conversation up to message {doc['to_seq']}\n{doc['content']}\n\n"
-
-
-def line_tokens(doc: Doc, count: Count) -> int:
-    """The tokens of a message's line; cached in the document under "lt"."""
-    cached = doc.get("lt")
-    if isinstance(cached, int):
-        return cached
-    n = count(message_line(doc))
-    doc["lt"] = n
-    return n
 
 
 @dataclass

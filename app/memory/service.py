@@ -7,7 +7,6 @@ import bisect
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -16,24 +15,28 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
+from app.cache.document import (
+    MESSAGE_COLUMNS,
+    MESSAGE_JSON,
+    SUMMARY_JSON,
+    Count,
+    Doc,
+    counted,
+    from_micros,
+    line_tokens,
+    message_from_row,
+    micros,
+    summary_from_row,
+)
 from app.cache.window import Version, Window, WindowCache
-from app.crypto import fields
 from app.errors import NotFound
 from app.facts.relevant import relevant_facts
-from app.memory.context import Count, Doc, fit, line_tokens
+from app.memory.context import fit
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE = 64  # messages per PostgreSQL read when the budget reaches past what is in hand
 
-_MSG_COLS = "message_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
-_US = "(extract(epoch FROM {0}) * 1000000)::bigint"
-_MSG = (
-    "json_build_array(message_id, seq, role, name, content, metadata, token_count, "
-    f"{_US.format('created_at')}, {_US.format('updated_at')})"
-)
 _SUMMARY = (
-    "SELECT json_build_array(summary_id, from_seq, to_seq, content, token_count, "
-    f"{_US.format('created_at')}) FROM summaries "
+    f"SELECT {SUMMARY_JSON} FROM summaries "
     "WHERE tenant_id = :t AND session_id = :s ORDER BY to_seq DESC LIMIT 1"
 )
 
@@ -50,86 +53,26 @@ def _has_facts(tenant: str) -> str:  # `tenant`: the statement's placeholder for
 # Sent on the driver's own connection (asyncpg's statement cache, no SQLAlchemy execute): this
 # read runs on every request, and SQLAlchemy's layers cost more CPU than the query itself.
 _VERSION = (
-    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
+    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {micros('created_at')} AS epoch, "
     f"{_has_facts('$1')} FROM sessions WHERE tenant_id = $1 AND session_id = $2"
 )
 # The session's version, newest messages and latest summary in one statement, so one snapshot:
 # a window is stored under exactly the version it was read at.
 _WINDOW = text(
-    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {_US.format('created_at')} AS epoch, "
-    f"(SELECT json_agg({_MSG} ORDER BY seq) FROM (SELECT {_MSG_COLS} FROM messages "
+    f"SELECT user_id, last_seq, cache_gen, summarized_seq, {micros('created_at')} AS epoch, "
+    f"(SELECT json_agg({MESSAGE_JSON} ORDER BY seq) FROM (SELECT {MESSAGE_COLUMNS} FROM messages "
     "  WHERE tenant_id = :t AND session_id = :s ORDER BY seq DESC LIMIT :n) m) AS messages, "
     f"({_SUMMARY}) AS summary, {_has_facts(':t')} "
     "FROM sessions WHERE tenant_id = :t AND session_id = :s"
 )
 _OLDER = text(
-    f"SELECT json_agg({_MSG} ORDER BY seq DESC) FROM (SELECT {_MSG_COLS} FROM messages "
+    f"SELECT json_agg({MESSAGE_JSON} ORDER BY seq DESC) FROM (SELECT {MESSAGE_COLUMNS} FROM messages "
     "WHERE tenant_id = :t AND session_id = :s AND seq < :before ORDER BY seq DESC LIMIT :n) m"
 )
 
 
-def iso(value: datetime) -> str:
-    """The API's timestamp form (as pydantic writes it): ISO 8601 in UTC with a Z."""
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _from_us(us: int) -> str:
-    return iso(_EPOCH + timedelta(microseconds=us))
-
-
 def _json(value: Any) -> Any:
     return orjson.loads(value) if isinstance(value, str | bytes) else value
-
-
-def _message_doc(tenant_id: str, session_id: str, row: Sequence[Any]) -> Doc:
-    mid, seq, role, name, content, metadata, tokens, created, updated = row
-    if fields.keyring() is not None:
-        where = {"tenant": tenant_id, "table": "messages", "row": mid}
-        content = fields.open_text(content, field="content", **where)
-        metadata = fields.open_meta(metadata, **where)
-    return {
-        "message_id": str(mid),
-        "session_id": session_id,
-        "seq": seq,
-        "role": role,
-        "name": name,
-        "content": content,
-        "metadata": metadata,
-        "token_count": tokens,
-        "created_at": _from_us(created),
-        "updated_at": _from_us(updated),
-    }
-
-
-def _summary_doc(tenant_id: str, row: Sequence[Any] | None) -> Doc | None:
-    if row is None:
-        return None
-    sid, from_seq, to_seq, content, tokens, created = row
-    content = fields.open_text(content, tenant=tenant_id, table="summaries", field="content", row=sid)
-    return {
-        "summary_id": str(sid),
-        "from_seq": from_seq,
-        "to_seq": to_seq,
-        "content": content,
-        "token_count": tokens,
-        "created_at": _from_us(created),
-    }
-
-
-def message_doc(msg: Any) -> Doc:
-    """A message as the cache and the memory answer hold it (from a MessageOut)."""
-    return {
-        "message_id": str(msg.message_id),
-        "session_id": msg.session_id,
-        "seq": msg.seq,
-        "role": str(msg.role),
-        "name": msg.name,
-        "content": msg.content,
-        "metadata": msg.metadata,
-        "token_count": msg.token_count,
-        "created_at": iso(msg.created_at),
-        "updated_at": iso(msg.updated_at),
-    }
 
 
 @dataclass
@@ -156,11 +99,11 @@ async def _read_window(
     if row is None:
         raise NotFound(f"No session {session_id}.")
     head = _head(row._mapping)
-    messages = [_message_doc(tenant_id, session_id, m) for m in _json(row.messages) or []]
+    messages = [message_from_row(tenant_id, session_id, m) for m in _json(row.messages) or []]
     window = Window(
         version=head.version,
         messages=messages,
-        summary=_summary_doc(tenant_id, _json(row.summary)),
+        summary=summary_from_row(tenant_id, _json(row.summary)),
         complete=len(messages) < size,
     )
     return head, window
@@ -211,7 +154,7 @@ async def _read_older(
             ).scalar()
         )
         for r in rows or []:
-            doc = _message_doc(tenant_id, session_id, r)
+            doc = message_from_row(tenant_id, session_id, r)
             out.append(doc)
             tokens += line_tokens(doc, tokenizer.count)
         if not rows or len(rows) < PAGE:
@@ -314,7 +257,7 @@ def _fact_doc(row: Doc) -> Doc:
         "content": row["content"],
         "kind": row["kind"],
         "metadata": row["metadata"],
-        "valid_from": _from_us(row["valid_us"]),
+        "valid_from": from_micros(row["valid_us"]),
         "score": row["score"],
     }
 
@@ -365,8 +308,7 @@ async def get_memory(
         size = cache.window if cache.healthy else min(max(PAGE, max_tokens // 24 + 8, last_n or 0), 1000)
         head, window = await _read_window(conn, tenant_id=tenant_id, session_id=session_id, size=size)
         if cache.healthy:
-            for doc in window.messages:  # counted once, then carried by the cache entry
-                line_tokens(doc, tokenizer.count)
+            counted(window.messages, tokenizer.count)
             await cache.put(tenant_id, session_id, window)
     assert head is not None
 
@@ -429,22 +371,3 @@ async def get_memory(
         },
     }
     return Memory(body=body, source=source, fact_ids=[f["fact_id"] for f in fitted.facts])
-
-
-async def write_through(
-    cache: WindowCache,
-    *,
-    tenant_id: str,
-    session_id: str,
-    base: Version,
-    new: Version,
-    messages: Sequence[Any],
-    tokenizer: Tokenizer,
-) -> None:
-    """After an append commits: add its messages to the session's entry if it is at `base`."""
-    if not cache.healthy:
-        return
-    docs = [message_doc(m) for m in messages]
-    for doc in docs:
-        line_tokens(doc, tokenizer.count)
-    await cache.extend(tenant_id, session_id, base=base, new=new, messages=docs)

