@@ -33,6 +33,7 @@ from app.db.vectors import from_db_vector
 from app.facts import events
 from app.facts.reconcile import Current, SpeakerFacts, displaces
 from app.jobs.due import SUMMARIZE
+from app.sessions import counters
 
 
 @dataclass(frozen=True)
@@ -323,14 +324,7 @@ async def rewind_summaries(conn: AsyncConnection, *, tenant_id: str, session_id:
         text("DELETE FROM summaries WHERE tenant_id = :t AND session_id = :s AND to_seq >= :seq"),
         {"t": tenant_id, "s": session_id, "seq": from_seq},
     )
-    await conn.execute(
-        text(
-            "UPDATE sessions SET summarized_seq = coalesce((SELECT max(to_seq) FROM summaries "
-            "WHERE tenant_id = :t AND session_id = :s), 0), cache_gen = cache_gen + 1 "
-            "WHERE tenant_id = :t AND session_id = :s"
-        ),
-        {"t": tenant_id, "s": session_id},
-    )
+    await counters.summaries_dropped(conn, tenant_id=tenant_id, session_id=session_id)
     await conn.execute(
         text(
             "INSERT INTO jobs (tenant_id, kind, session_id, force_to_seq) VALUES (:t, :k, :s, :to) "

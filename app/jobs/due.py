@@ -1,7 +1,8 @@
-"""What a write makes due, in one place for the append, the edit, the delete and the import: a
-summary (`SummaryPolicy`, `due_sql`: when one is due and how big a step is, ENGRAM_SUMMARY_*), fact
-extraction (a batch with a user message), and re-derivation of an edited or deleted message
-(`record_change`). The jobs rows are written in the caller's transaction, so due work is never lost."""
+"""What a write makes due, in one place for the append, the edit, the delete, the import and the
+end of a session: a summary (`SummaryPolicy`, `due_sql`: when one is due and how big a step is,
+ENGRAM_SUMMARY_*), fact extraction (a batch with a user message), and re-derivation of an edited or
+deleted message (`record_change`). The jobs rows are written in the caller's transaction, so due
+work is never lost."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.config import Settings
+from app.jobs import queue
 
 # The kinds of the per-session jobs table (app/jobs/queue.py).
 SUMMARIZE = "summarize"
@@ -53,6 +55,14 @@ def due_sql(row: str) -> str:
     and the import queue summaries by this one rule."""
     pending = f"{row}.last_seq - {row}.summarized_seq"
     return f"{pending} > :keep AND ({pending} >= :trig_n OR {row}.unsummarized_tokens >= :trig_tok)"
+
+
+async def queue_final_summary(
+    conn: AsyncConnection, *, tenant_id: str, session_id: str, last_seq: int, summarized_seq: int
+) -> None:
+    """A session ended: a summary of every message not yet covered is due, however few."""
+    if summarized_seq < last_seq:
+        await queue.force(conn, kind=SUMMARIZE, tenant_id=tenant_id, session_id=session_id, to_seq=last_seq)
 
 
 async def record_change(

@@ -23,6 +23,7 @@ from app.jsonutil import canonical, dumps
 from app.merge_patch import merge_patch
 from app.messages.schemas import AppendRequest, AppendResponse, MessageFilter, MessageOut
 from app.pagination import INT, Keyset, Page, PageRequest
+from app.sessions import counters
 from app.sessions.service import require_session
 from app.telemetry.context import current_traceparent
 
@@ -39,11 +40,10 @@ _BY_SEQ_DESC = Keyset("messages-desc", (INT,))
 _APPEND = text(
     f"""
     WITH s AS (
-        UPDATE sessions SET last_seq = last_seq + :n, updated_at = now(),
-                            unsummarized_tokens = unsummarized_tokens + :tok_sum
+        UPDATE sessions SET {counters.APPENDED}
         WHERE tenant_id = :t AND session_id = :sid AND ended_at IS NULL
-        RETURNING user_id, last_seq - :n AS base, last_seq, cache_gen, summarized_seq,
-                  unsummarized_tokens, (extract(epoch FROM created_at) * 1000000)::bigint AS epoch
+        RETURNING user_id, last_seq - :n AS base, last_seq, summarized_seq, unsummarized_tokens,
+                  {counters.VERSION}
     ), j AS (
         INSERT INTO jobs (tenant_id, kind, session_id, trace_parent)
         SELECT :t, 'summarize', :sid, :tp FROM s WHERE {due_sql("s")}
@@ -363,7 +363,7 @@ async def patch_message(
             seq=current["seq"],
             change="edited",
         )
-    await _touch_session(
+    await counters.message_changed(
         conn,
         tenant_id=tenant_id,
         session_id=session_id,
@@ -435,21 +435,6 @@ async def delete_message(
         seq=gone.seq,
         change="deleted",
     )
-    await _touch_session(
+    await counters.message_changed(
         conn, tenant_id=tenant_id, session_id=session_id, seq=gone.seq, token_delta=-gone.token_count
-    )
-
-
-async def _touch_session(
-    conn: AsyncConnection, *, tenant_id: str, session_id: str, seq: int, token_delta: int
-) -> None:
-    """An edit or delete: cached windows of the session are void, and the summary trigger's
-    token count follows when the message is not yet summarised."""
-    await conn.execute(
-        text(
-            "UPDATE sessions SET cache_gen = cache_gen + 1, unsummarized_tokens = greatest(0, "
-            "  unsummarized_tokens + CASE WHEN :seq > summarized_seq THEN :d ELSE 0 END) "
-            "WHERE tenant_id = :t AND session_id = :s"
-        ),
-        {"t": tenant_id, "s": session_id, "seq": seq, "d": token_delta},
     )

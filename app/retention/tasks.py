@@ -17,6 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.jsonutil import dumps
+from app.sessions import counters
 
 _log = structlog.get_logger("engram.retention")
 BATCH = 200
@@ -134,9 +135,6 @@ async def _apply_one(conn: AsyncConnection, *, t: str, s: str, rule: Rule) -> in
     ).scalar()
     if not done:
         return 0
-    await conn.execute(
-        text("UPDATE sessions SET cache_gen = cache_gen + 1 WHERE tenant_id = :t AND session_id = :s"),
-        {"t": t, "s": s},
-    )
+    await counters.invalidate(conn, tenant_id=t, session_id=s)
     _log.info("retention removed messages", tenant_id=t, session_id=s, removed=done, up_to_seq=cut)
     return int(done)

@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.cache import evictions
 from app.db.sql import jsonb
 from app.errors import Conflict, NotFound
+from app.jobs.due import queue_final_summary
 from app.merge_patch import merge_patch
 from app.pagination import TEXT, TIMESTAMP, Keyset, Page, PageRequest
 from app.sessions.schemas import SessionOut, SessionStats
-from app.summaries.service import queue_final_summary
 from app.users.service import ensure_user
 
 _COLS = "session_id, user_id, metadata, last_seq, created_at, updated_at, ended_at"

@@ -104,14 +104,6 @@ async def _force(conn: AsyncConnection, *, tenant_id: str, session_id: str) -> S
     )
 
 
-async def queue_final_summary(
-    conn: AsyncConnection, *, tenant_id: str, session_id: str, last_seq: int, summarized_seq: int
-) -> None:
-    """A session ended: queue a summary of every message not yet covered, however few."""
-    if summarized_seq < last_seq:
-        await queue.force(conn, kind=KIND, tenant_id=tenant_id, session_id=session_id, to_seq=last_seq)
-
-
 async def wait_for_summary(
     engine: AsyncEngine, *, tenant_id: str, session_id: str, accepted: SummarizeAccepted, seconds: float
 ) -> SummarizeAccepted:

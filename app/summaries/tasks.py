@@ -28,6 +28,7 @@ from app.jobs.due import SummaryPolicy
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy
 from app.messages.turns import read_turns
+from app.sessions import counters
 from app.webhooks import outbox
 
 KIND = "summarize"
@@ -189,14 +190,7 @@ async def _advance(
             {"t": t, "s": s, "to": to},
         )
     ).scalar_one()
-    await conn.execute(
-        text(
-            "UPDATE sessions SET summarized_seq = greatest(summarized_seq, :to), unsummarized_tokens = :tok, "
-            "cache_gen = cache_gen + CASE WHEN CAST(:moved AS boolean) THEN 1 ELSE 0 END "
-            "WHERE tenant_id = :t AND session_id = :s"
-        ),
-        {"t": t, "s": s, "to": to, "tok": tokens, "moved": moved},
-    )
+    await counters.summarized(conn, tenant_id=t, session_id=s, to_seq=to, tokens=tokens, replaced=moved)
     forced = job.force_to_seq is not None and to < job.force_to_seq
     if forced or policy.due(pending_messages=session.last_seq - to, pending_tokens=tokens):
         await queue.keep(conn, kind=KIND, tenant_id=t, session_id=s)

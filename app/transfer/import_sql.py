@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import TextClause, text
 
 from app.jobs.due import due_sql
+from app.sessions import counters
 
 # Columns of each staging table, as the importer sends them (JSON, via jsonb_to_recordset).
 STAGES: dict[str, str] = {
@@ -266,14 +267,9 @@ WATERMARKS = text(
       JOIN sessions s ON s.tenant_id = :t AND s.session_id = tt.session_id
     ), u AS (
       UPDATE sessions s SET
-        last_seq = w.last_seq,
-        summarized_seq = least(w.summarized_seq, w.last_seq),
+        {counters.recounted("s", "w")},
         extracted_seq = CASE WHEN w.old_extracted >= w.old_last
-          THEN greatest(w.old_extracted, least(w.file_extracted, w.last_seq)) ELSE w.old_extracted END,
-        unsummarized_tokens = (SELECT coalesce(sum(m.token_count), 0) FROM messages m
-          WHERE m.tenant_id = :t AND m.session_id = s.session_id
-            AND m.seq > least(w.summarized_seq, w.last_seq)),
-        cache_gen = s.cache_gen + 1
+          THEN greatest(w.old_extracted, least(w.file_extracted, w.last_seq)) ELSE w.old_extracted END
       FROM w WHERE s.tenant_id = :t AND s.session_id = w.session_id
       RETURNING s.session_id, s.last_seq, s.summarized_seq, s.extracted_seq, s.unsummarized_tokens
     )
