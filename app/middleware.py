@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import structlog
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import (
@@ -58,6 +59,18 @@ class RouteTemplates:
             if pattern.match(path):
                 return template
         return "unmatched"
+
+
+class OperationRoute(Route):
+    """A plain Starlette route (no FastAPI layers) answering for an operation of the spec: its
+    `name` is the operation id, and like FastAPI's routes it puts itself in the scope, so the
+    audit trail reads every route's operation from `scope["route"].name`, one way."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        if match is not Match.NONE:
+            child["route"] = self
+        return match, child
 
 
 class RequestContextMiddleware:

@@ -19,8 +19,6 @@ from app.auth import Caller
 NOTES = "engram.audit_ids"  # scope key of ids a route adds (app.audit.notes); no client can set one
 ADMIN = "/v1/admin"
 _SCOPES = ("user_id", "session_id")
-# Routes served without FastAPI's layers, by the operation of the spec they answer.
-LEAN = {"memory_endpoint": "get_memory"}  # app/memory/router.py
 
 
 class AuditMiddleware:
@@ -80,11 +78,11 @@ def _event(scope: Scope, caller: Caller, at: datetime, status: int) -> Event:
 
 def _operation(scope: Scope) -> str:
     """The operation id of the route that answered (the spec's names: `append_messages`, ...)."""
-    route = scope.get("route")
+    route = scope.get("route")  # FastAPI's routes and app.middleware.OperationRoute
     if route is not None:
         return str(getattr(route, "name", "unmatched"))
-    endpoint = getattr(scope.get("endpoint"), "__name__", None)  # a plain Starlette route
-    return LEAN.get(endpoint, endpoint) if endpoint else "unmatched"
+    endpoint = getattr(scope.get("endpoint"), "__name__", None)  # another plain route (/mcp)
+    return endpoint or "unmatched"
 
 
 def _text(value: Any) -> str | None:

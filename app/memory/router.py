@@ -11,7 +11,6 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Respons
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from starlette.routing import Route
 
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
@@ -26,6 +25,7 @@ from app.limits import Limits
 from app.memory import service
 from app.memory.schemas import MemoryOut
 from app.messages.schemas import Role
+from app.middleware import OperationRoute
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["memory"])
 
@@ -45,6 +45,22 @@ async def _parts(request: Request) -> _Parts:
     # cost is a tenth of this hot route's CPU.
     state = request.state
     return _Parts(state.cache, state.tokenizer, state.limits, state.settings, state.embedder, state.engine)
+
+
+class MemoryParams(BaseModel):
+    """The query string of GET …/memory: the FastAPI route declares it for the spec (a query
+    parameter model) and the lean endpoint validates it, so both accept and refuse alike."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    max_tokens: int = Field(2000, ge=0, description="Token budget of `context`.")
+    query: str | None = Field(None, min_length=1, description="What the next turn is about (ranks facts).")
+    last_n: int | None = Field(None, ge=1, le=10_000, description="At most this many messages.")
+    role: list[Role] | None = Field(None, description="Only messages of these roles (repeatable).")
+    summary_share: float = Field(
+        0.5, ge=0, le=1, description="Most of `max_tokens` the summary may take (it is whole or left out)."
+    )
+    facts_share: float = Field(0.25, ge=0, le=1, description="Most of `max_tokens` the facts may take.")
 
 
 @router.get(
@@ -68,47 +84,11 @@ async def get_memory(
     tenant: TenantId,
     parts: Annotated[_Parts, Depends(_parts)],
     tasks: BackgroundTasks,
-    max_tokens: Annotated[int, Query(ge=0, description="Token budget of `context`.")] = 2000,
-    query: Annotated[
-        str | None, Query(min_length=1, description="What the next turn is about (ranks facts).")
-    ] = None,
-    last_n: Annotated[int | None, Query(ge=1, le=10_000, description="At most this many messages.")] = None,
-    role: Annotated[
-        list[Role] | None, Query(description="Only messages of these roles (repeatable).")
-    ] = None,
-    summary_share: Annotated[
-        float,
-        Query(ge=0, le=1, description="Most of `max_tokens` the summary may take (it is whole or left out)."),
-    ] = 0.5,
-    facts_share: Annotated[
-        float, Query(ge=0, le=1, description="Most of `max_tokens` the facts may take.")
-    ] = 0.25,
+    params: Annotated[MemoryParams, Query()],
 ) -> Response:
     # The spec's description of the route (and its FastAPI form); requests are served by
-    # `memory_endpoint` below, which reads the same parameters (MemoryParams) without FastAPI.
-    params = MemoryParams(
-        max_tokens=max_tokens,
-        query=query,
-        last_n=last_n,
-        role=role,
-        summary_share=summary_share,
-        facts_share=facts_share,
-    )
+    # `memory_endpoint` below, which reads the same MemoryParams without FastAPI.
     return await _answer(conn, parts, tasks, tenant=tenant, session_id=session_id, params=params)
-
-
-class MemoryParams(BaseModel):
-    """The query string of GET …/memory, with the bounds `get_memory` declares for the spec
-    (tests/test_memory.py checks both forms refuse alike)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    max_tokens: int = Field(2000, ge=0)
-    query: str | None = Field(None, min_length=1)
-    last_n: int | None = Field(None, ge=1, le=10_000)
-    role: list[Role] | None = None
-    summary_share: float = Field(0.5, ge=0, le=1)
-    facts_share: float = Field(0.25, ge=0, le=1)
 
 
 async def _answer(
@@ -195,4 +175,8 @@ async def memory_endpoint(request: Request) -> Response:
 
 
 # Matched before every FastAPI route (app.main), so the route table is not walked for it.
-lean_routes = [Route("/v1" + router.prefix + "/memory", memory_endpoint, methods=["GET"])]
+lean_routes = [
+    OperationRoute(
+        "/v1" + router.prefix + "/memory", memory_endpoint, methods=["GET"], name=get_memory.__name__
+    )
+]

@@ -22,14 +22,6 @@ from app.webhooks.sender import Sender
 _log = structlog.get_logger("engram.webhooks")
 
 
-def retry_policy(settings: Settings) -> RetryPolicy:
-    return RetryPolicy(
-        max_attempts=settings.webhook_max_attempts,
-        backoff_seconds=settings.webhook_backoff_seconds,
-        backoff_max_seconds=settings.webhook_backoff_max_seconds,
-    )
-
-
 class DeliveryLanes:
     def __init__(
         self, *, settings: Settings, engine: AsyncEngine, metrics: Metrics, tracing: Tracing | None = None
@@ -40,7 +32,7 @@ class DeliveryLanes:
         self.poll = settings.worker_poll_seconds
         self.retention_days = settings.webhook_retention_days
         self.wake = asyncio.Event()
-        retry = retry_policy(settings)
+        retry = RetryPolicy.for_webhooks(settings)
         self.sender = Sender(
             timeout=settings.webhook_timeout_seconds, block_private=settings.webhook_block_private
         )
