@@ -55,18 +55,18 @@ bench: $(STAMP)          ## the headline figures in under 10 minutes: append, me
 	# Short runs of the full benchmarks (each starts its own PostgreSQL and API processes, stops
 	# them after): 2 API processes, 3 interleaved rounds each, medians. See docs/benchmarks.md.
 	scripts/ensure-redis
-	$(BIN)/python bench/append.py --api-workers 2 --only single batch100 --concurrency 16 --seconds 8 --warmup 2 --repeat 3 --quiet-wait 5
-	$(BIN)/python bench/memory.py --procs 2 --budgets 2000 --scenarios redis --sessions 20 --seconds 8 --warmup 3 --repeat 3 --quiet-wait 5
-	$(BIN)/python bench/indexing.py throughput --n 3000 --backends onnx-int8-mixed --batch-sizes 128 --repeat 3 --load-wait 10
+	$(BIN)/python -m bench.append --api-workers 2 --only single batch100 --concurrency 16 --seconds 8 --warmup 2 --repeat 3 --quiet-wait 5
+	$(BIN)/python -m bench.memory --procs 2 --budgets 2000 --scenarios redis --sessions 20 --seconds 8 --warmup 3 --repeat 3 --quiet-wait 5
+	$(BIN)/python -m bench.indexing throughput --n 3000 --backends onnx-int8-mixed --batch-sizes 128 --repeat 3 --load-wait 10
 
 bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
-	$(BIN)/python bench/append.py
+	$(BIN)/python -m bench.append
 
 bench-hostile: $(STAMP)  ## attacks on one live process while another tenant is measured (prints figures)
-	$(BIN)/python bench/hostile/attacks.py
+	$(BIN)/python -m bench.hostile.attacks
 
 bench-webhooks: $(STAMP) ## webhook delivery latency after commit, p50/p95/p99 (prints figures)
-	$(BIN)/python bench/webhooks.py
+	$(BIN)/python -m bench.webhooks
 
 bench-encryption: $(STAMP) ## encryption at rest on vs off: append and memory-read throughput (prints figures)
 	$(BIN)/python bench/encryption.py

@@ -7,9 +7,9 @@ batches of 100 at several concurrencies, one session per client and one hot sess
 warmed up then measured for a fixed time; runs are repeated (interleaved) and the table shows the
 run with the median messages/s. Everything started here is stopped on exit, Ctrl-C included.
 
-    .venv/bin/python bench/append.py                        # all scenarios, 1 API process
-    .venv/bin/python bench/append.py --api-workers 1 2      # one fresh setup per value
-    .venv/bin/python bench/append.py --only single --concurrency 16 --seconds 30
+    .venv/bin/python -m bench.append                        # all scenarios, 1 API process
+    .venv/bin/python -m bench.append --api-workers 1 2      # one fresh setup per value
+    .venv/bin/python -m bench.append --only single --concurrency 16 --seconds 30
 
 Load generator: `wrk` (C, driven by a generated Lua script; `apt-get install wrk`) when it is on
 PATH, else an httpx.AsyncClient in this process (HTTP/1.1 keep-alive, a pool the size of the
@@ -34,7 +34,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,12 +50,11 @@ import asyncpg
 import httpx
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` importable
-    sys.path.insert(0, str(ROOT))
+from app.db.embedded import EmbeddedPostgres, start_embedded
+from app.db.migrate import upgrade
+from tests.support.procs import free_port, log_tail, stop, wait_ready
 
-from app.db.embedded import EmbeddedPostgres, start_embedded  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 EMBEDDING_DIM = int(os.environ.get("ENGRAM_EMBEDDING_DIM", "384"))
 BATCH = 100
@@ -173,12 +171,6 @@ def make_bodies(batch: int, count: int, seed: int) -> list[bytes]:
 # --------------------------------------------------------------------------- processes
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def postmaster_pid(pg: EmbeddedPostgres) -> int:
     return int((pg.data_dir / "pg" / "postmaster.pid").read_text().split("\n", 1)[0])
 
@@ -208,29 +200,6 @@ def start_api(
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # Ctrl-C reaches this script only; it stops the API itself
         )
-
-
-def stop_api(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)  # graceful: uvicorn finishes in-flight requests
-        try:
-            proc.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)  # its own session: the API and its workers
-            proc.wait(timeout=10)
-
-
-def wait_ready(base_url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 300.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the API exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base_url}/readyz", timeout=2.0).status_code == 200:
-                return
-        time.sleep(0.2)
-    raise RuntimeError(f"the API was not ready within {timeout:.0f}s:\n{log.read_text()[-3000:]}")
 
 
 def tree(pid: int) -> list[psutil.Process]:
@@ -808,8 +777,8 @@ def bench_one_config(
         base_url = f"http://127.0.0.1:{port}"
         log = args.api_log.with_suffix(f".w{workers}.log") if args.api_log else tmp / "api.log"
         api = start_api(args.engram, pg.url, port, workers, args.with_worker, log)
-        stack.callback(stop_api, api)
-        wait_ready(base_url, api, log)
+        stack.callback(stop, api)
+        wait_ready(base_url, api, timeout=300, output=log_tail(log))
         targets = Targets(api_pid=api.pid, pg_pid=postmaster_pid(pg))
         say(f"[api-workers={workers}] API pid {api.pid} on {base_url}; PostgreSQL pid {targets.pg_pid}")
         if args.pause_for_profiler:

@@ -8,9 +8,9 @@ process sees in production (searches by meaning, memory reads with a query, appe
 RSS and PSS (shared pages split between the processes that map them, /proc/<pid>/smaps_rollup)
 of every process, by group.
 
-    .venv/bin/python bench/footprint.py                       # 20 x 1000 messages
-    .venv/bin/python bench/footprint.py --sessions 5          # a quick look
-    .venv/bin/python bench/footprint.py --app-dir /tmp/before/app     # another copy of `app`
+    .venv/bin/python -m bench.footprint                       # 20 x 1000 messages
+    .venv/bin/python -m bench.footprint --sessions 5          # a quick look
+    .venv/bin/python -m bench.footprint --app-dir /tmp/before/app     # another copy of `app`
 
 Target: <= 800 MB PSS in all. Other ENGRAM_* variables in the environment pass through.
 """
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -30,12 +29,11 @@ import asyncpg
 import httpx
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` and `bench` importable
-    sys.path.insert(0, str(ROOT))
+from bench import memory as mem
+from bench.append import postmaster_pid, tree
+from tests.support.procs import stop
 
-from bench import memory as mem  # noqa: E402
-from bench.append import postmaster_pid, stop_api, tree  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TARGET_MB = 800.0
 QUERIES = ["where did I move last year", "what do I like to eat", "the flight to Lisbon", "my sister's job"]
@@ -142,9 +140,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0 if failures == 0 else 1
         finally:
             if worker is not None:
-                stop_api(worker)
+                stop(worker)
             if api is not None:
-                stop_api(api.proc)
+                stop(api.proc)
             rs.stop()
             pg.stop()
 

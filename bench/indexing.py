@@ -4,10 +4,10 @@ Everything runs as deployed: a fresh embedded PostgreSQL in a temporary director
 as its own process for the writes, and `engram worker` as another process for the embeddings
 (or the worker embedded in `engram serve`, ENGRAM_RUN_WORKER=true, where a scenario says so).
 
-    .venv/bin/python bench/indexing.py throughput            # backends x batch sizes, 3 runs each
-    .venv/bin/python bench/indexing.py lag                   # 100 msg/s for 60 s, 4 worker setups
-    .venv/bin/python bench/indexing.py throughput --backends onnx-int8 --batch-sizes 128 --repeat 1
-    .venv/bin/python bench/indexing.py lengths               # the raw model by message length
+    .venv/bin/python -m bench.indexing throughput            # backends x batch sizes, 3 runs each
+    .venv/bin/python -m bench.indexing lag                   # 100 msg/s for 60 s, 4 worker setups
+    .venv/bin/python -m bench.indexing throughput --backends onnx-int8 --batch-sizes 128 --repeat 1
+    .venv/bin/python -m bench.indexing lengths               # the raw model by message length
 
 throughput: N chat messages (20-400 chars, ~50 tokens on average) are appended through the API
 while no worker runs; then `engram worker` starts and drains the queue. Messages made searchable
@@ -52,25 +52,21 @@ from typing import Any
 import asyncpg
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` and `bench` importable
-    sys.path.insert(0, str(ROOT))
-
-from app.db.embedded import start_embedded  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
-from bench.append import (  # noqa: E402
+from app.db.embedded import start_embedded
+from app.db.migrate import upgrade
+from bench.append import (
     cpu_seconds,
-    free_port,
     git_commit,
     machine_busy_seconds,
     machine_info,
     postmaster_pid,
     sigterm_as_interrupt,
-    stop_api,
     tree,
-    wait_ready,
 )
-from bench.chat_text import chat_messages  # noqa: E402
+from bench.chat_text import chat_messages
+from tests.support.procs import free_port, log_tail, stop, wait_ready
+
+ROOT = Path(__file__).resolve().parents[1]
 
 EMBEDDING_DIM = 384
 ENGRAM = Path(sys.executable).parent / "engram"
@@ -102,7 +98,7 @@ def engram_cmd(command: str) -> list[str]:
 
 def raw_cmd(args: list[str]) -> list[str]:
     if APP_DIR is None:
-        return [sys.executable, __file__, "raw", *args]
+        return [sys.executable, "-m", "bench.indexing", "raw", *args]
     code = _LAUNCH.format(app=str(APP_DIR), root=str(ROOT))
     return [sys.executable, "-c", code + f"from bench.indexing import raw_main; sys.exit(raw_main({args!r}))"]
 
@@ -137,15 +133,12 @@ def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[b
         return subprocess.Popen(
             args,
             env=env,
+            cwd=ROOT,  # `python -m bench.…` children import `bench` from here
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,  # Ctrl-C reaches this script only; it stops the children itself
         )
-
-
-def stop_proc(proc: subprocess.Popen[bytes]) -> None:
-    stop_api(proc)  # SIGTERM, wait, then SIGKILL the process group
 
 
 @dataclass
@@ -160,7 +153,7 @@ class Stack:
     def api(self, port: int, **env: str | None) -> subprocess.Popen[bytes]:
         proc = spawn(engram_cmd("serve"), engram_env(self.url, port=str(port), **env), self.tmp / "api.log")
         self.procs.append(proc)
-        wait_ready(f"http://127.0.0.1:{port}", proc, self.tmp / "api.log")
+        wait_ready(f"http://127.0.0.1:{port}", proc, timeout=300, output=log_tail(self.tmp / "api.log"))
         return proc
 
     def worker(self, **env: str | None) -> subprocess.Popen[bytes]:
@@ -169,7 +162,7 @@ class Stack:
         return proc
 
     def stop(self, proc: subprocess.Popen[bytes]) -> None:
-        stop_proc(proc)
+        stop(proc)
         if proc in self.procs:
             self.procs.remove(proc)
 
@@ -186,7 +179,7 @@ def stack() -> Any:
             yield Stack(tmp=tmp, url=pg.url, pg_pid=postmaster_pid(pg), procs=procs)
         finally:
             for proc in procs:
-                stop_proc(proc)
+                stop(proc)
             pg.stop()
 
 

@@ -22,9 +22,9 @@ time per call (psutil, per block; only for a server this script started). On a b
 wall-clock figures carry other processes' noise; CPU per call does not, and on an idle machine the
 two overheads agree (the API is one asyncio process, and MCP adds no I/O of its own).
 
-    .venv/bin/python bench/mcp_overhead.py                    # 500 calls per operation and protocol
-    .venv/bin/python bench/mcp_overhead.py --calls 100        # a quick check
-    .venv/bin/python bench/mcp_overhead.py --url http://127.0.0.1:8000 --key egm_...
+    .venv/bin/python -m bench.mcp_overhead                    # 500 calls per operation and protocol
+    .venv/bin/python -m bench.mcp_overhead --calls 100        # a quick check
+    .venv/bin/python -m bench.mcp_overhead --url http://127.0.0.1:8000 --key egm_...
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,23 +45,17 @@ from typing import Any
 import httpx
 import psutil
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chat_text import chat_messages
+from bench.chat_text import chat_messages
+from tests.support.procs import free_port
 
 ENGRAM = str(Path(sys.executable).with_name("engram"))
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def _server(redis_url: str | None) -> Iterator[tuple[str, int]]:
     home = Path(tempfile.mkdtemp(prefix="engram-mcp-bench-"))
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
     env.update(ENGRAM_AUTH="off", ENGRAM_RUN_WORKER="false", ENGRAM_LOG_LEVEL="warning")
     if redis_url:
@@ -141,7 +134,7 @@ def _cpu_ms(pid: int | None) -> float:
     if pid is None:
         return 0.0
     t = psutil.Process(pid).cpu_times()
-    return (t.user + t.system) * 1000
+    return float(t.user + t.system) * 1000
 
 
 def run(url: str, key: str | None, calls: int, messages: int, block: int, pid: int | None) -> None:

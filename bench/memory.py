@@ -20,11 +20,11 @@ be 0), CPU per process group (api, postgres, redis, wrk; `other` = the rest of t
 the cache hit ratio from the API's /metrics (`engram_cache_lookups_total`, summed over the API
 processes). Tables show medians over the runs (each figure its own median), with the spread.
 
-    .venv/bin/python bench/memory.py                                  # 50 x 1000, 20 s, 3 rounds
-    .venv/bin/python bench/memory.py --sessions 10 --seconds 5 --repeat 1     # a quick check
-    .venv/bin/python bench/memory.py --procs 2 --budgets 2000 --scenarios redis
-    .venv/bin/python bench/memory.py --app-dir /tmp/before/app        # A/B: another copy of `app`
-    .venv/bin/python bench/memory.py --procs 1 --scenarios redis --pause-for-profiler  # py-spy it
+    .venv/bin/python -m bench.memory                                  # 50 x 1000, 20 s, 3 rounds
+    .venv/bin/python -m bench.memory --sessions 10 --seconds 5 --repeat 1     # a quick check
+    .venv/bin/python -m bench.memory --procs 2 --budgets 2000 --scenarios redis
+    .venv/bin/python -m bench.memory --app-dir /tmp/before/app        # A/B: another copy of `app`
+    .venv/bin/python -m bench.memory --procs 1 --scenarios redis --pause-for-profiler  # py-spy it
 
 Runs in which the API logged "database unavailable" (a pool timeout: a 503) are flagged with
 `!!`. --db-pool / --db-overflow set the API's pool (ENGRAM_DB_POOL_SIZE / _MAX_OVERFLOW; the
@@ -61,15 +61,10 @@ import asyncpg
 import httpx
 import redis
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` and `bench` importable
-    sys.path.insert(0, str(ROOT))
-
-from app.db.embedded import EmbeddedPostgres, start_embedded  # noqa: E402
-from bench.append import (  # noqa: E402
+from app.db.embedded import EmbeddedPostgres, start_embedded
+from bench.append import (
     children_cpu,
     cpu_seconds,
-    free_port,
     git_commit,
     machine_busy_seconds,
     machine_info,
@@ -78,12 +73,13 @@ from bench.append import (  # noqa: E402
     postmaster_pid,
     run_wrk,
     sigterm_as_interrupt,
-    stop_api,
     tree,
-    wait_ready,
 )
-from bench.chat_text import chat_messages  # noqa: E402
-from bench.indexing import engram_env as indexing_env  # noqa: E402
+from bench.chat_text import chat_messages
+from bench.indexing import engram_env as indexing_env
+from tests.support.procs import free_port, log_tail, stop, wait_ready
+
+ROOT = Path(__file__).resolve().parents[1]
 
 EMBEDDING_DIM = int(os.environ.get("ENGRAM_EMBEDDING_DIM", "384"))
 ENGRAM = Path(sys.executable).parent / "engram"
@@ -270,9 +266,9 @@ def start_api(db_url: str, procs: int, redis_url: str | None, scenario: str, log
     proc = spawn(engram_cmd("serve"), env, log)
     base_url = f"http://127.0.0.1:{port}"
     try:
-        wait_ready(base_url, proc, log, timeout=180.0)
+        wait_ready(base_url, proc, timeout=180, output=log_tail(log))
     except BaseException:
-        stop_api(proc)
+        stop(proc)
         raise
     if procs > 1:  # readyz answered from one process; give the others their start-up too
         deadline = time.monotonic() + 60
@@ -566,7 +562,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
             load_s = time.perf_counter() - t0
             shape = asyncio.run(session_tokens(loader.base_url, sids[0], args.budgets))
         finally:
-            stop_api(loader.proc)
+            stop(loader.proc)
         asyncio.run(pg_execute(pg.url, "VACUUM ANALYZE"))  # settled tables and statistics
         say(f"  loaded in {load_s:.0f}s; one answer per budget: {shape}")
 
@@ -592,7 +588,7 @@ def bench(args: argparse.Namespace) -> dict[str, Any]:
                             say(progress_line(run, args.repeat))
                             time.sleep(args.pause)
                     finally:
-                        stop_api(api.proc)
+                        stop(api.proc)
         return {
             "postgres": pg_version(pg.url),
             "redis": redis_version(rs),

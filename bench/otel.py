@@ -9,7 +9,7 @@ messages): tracing off, on, on with sampling, and off for a tenant whose audit t
 round runs them in a new random order; the table shows medians. On 2 shared cores the figures
 move with the machine's load: the load average is printed.
 
-    .venv/bin/python bench/otel.py [--rounds 5] [--seconds 5] [--connections 8]
+    .venv/bin/python -m bench.otel [--rounds 5] [--seconds 5] [--connections 8]
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,12 +33,11 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from app.db.embedded import start_embedded
+from app.db.migrate import upgrade
+from tests.support.procs import free_port
 
-from app.db.embedded import start_embedded  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ADMIN = "bench-admin-token"
 REDIS = os.environ.get("ENGRAM_BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -60,12 +58,6 @@ class Sink(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextlib.contextmanager

@@ -1,11 +1,11 @@
 """Quantised variants of the local model (all-MiniLM-L6-v2, same weights): speed and Recall@10.
 
-    .venv/bin/python bench/quant_variants.py                         # every variant: speed + recall
-    .venv/bin/python bench/quant_variants.py speed --variants fp32 int8 i8-ffn
-    .venv/bin/python bench/quant_variants.py recall --variants fp32 i8-ffn --split tune
-    .venv/bin/python bench/quant_variants.py recall --worker-batch 16  # the same, other batching
-    .venv/bin/python bench/quant_variants.py speed --threads 2 --rounds 3 --variants int8 i8-x-fo01
-    .venv/bin/python bench/quant_variants.py table                   # the table of all results so far
+    .venv/bin/python -m bench.quant_variants                         # every variant: speed + recall
+    .venv/bin/python -m bench.quant_variants speed --variants fp32 int8 i8-ffn
+    .venv/bin/python -m bench.quant_variants recall --variants fp32 i8-ffn --split tune
+    .venv/bin/python -m bench.quant_variants recall --worker-batch 16  # the same, other batching
+    .venv/bin/python -m bench.quant_variants speed --threads 2 --rounds 3 --variants int8 i8-x-fo01
+    .venv/bin/python -m bench.quant_variants table                   # the table of all results so far
 
 Each variant is built from the app's cached fp32 export (app/ai/onnx_export.py, under
 .engram/models) into bench/results/quant-variants/<model fingerprint>/<variant>.onnx, once.
@@ -45,7 +45,6 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
-import importlib.util
 import json
 import os
 import platform
@@ -60,14 +59,12 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` and `bench` importable
-    sys.path.insert(0, str(ROOT))
+import app.ai.onnx_export as onnx_export
+from app.ai.local_embedder import LocalEmbedder, packaged_model_dir
+from app.config import Settings
+from bench.chat_text import chat_messages
 
-import app.ai.onnx_export as onnx_export  # noqa: E402
-from app.ai.local_embedder import LocalEmbedder, packaged_model_dir  # noqa: E402
-from app.config import Settings  # noqa: E402
-from bench.chat_text import chat_messages  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 MODEL_CACHE = ROOT / ".engram" / "models"  # the app's exported fp32 / int8 files (as bench/indexing.py)
 OUT = ROOT / "bench" / "results" / "quant-variants"
@@ -343,8 +340,8 @@ BY_NAME = {v.name: v for v in VARIANTS}
 def variant_path(v: Variant) -> Path:
     model_dir = packaged_model_dir()
     if v.build is None:
-        return onnx_export.ensure_onnx(model_dir, MODEL_CACHE, quantize=v.name == "int8")
-    fp32 = onnx_export.ensure_onnx(model_dir, MODEL_CACHE, quantize=False)
+        return onnx_export.ensure_onnx(model_dir, MODEL_CACHE, variant="int8" if v.name == "int8" else "fp32")
+    fp32 = onnx_export.ensure_onnx(model_dir, MODEL_CACHE, variant="fp32")
     target = OUT / f"{onnx_export.model_fingerprint(model_dir)}-r{RECIPES_VERSION}" / f"{v.name}.onnx"
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -369,7 +366,7 @@ def serving(path: Path) -> Iterator[None]:
     """LocalEmbedder (backend `onnx`) loads `path` instead of the app's export, in this process."""
     original = onnx_export.ensure_onnx
 
-    def ensure(model_dir: Path, cache_dir: Path, *, quantize: bool) -> Path:
+    def ensure(model_dir: Path, cache_dir: Path, *, variant: onnx_export.Variant = "fp32") -> Path:
         return path
 
     onnx_export.ensure_onnx = ensure
@@ -454,15 +451,10 @@ def now() -> str:
 
 
 def recall_module() -> ModuleType:
-    """bench/recall/run.py, imported under its own name (it puts bench/recall on sys.path)."""
-    if "bench_recall_run" in sys.modules:
-        return sys.modules["bench_recall_run"]
-    spec = importlib.util.spec_from_file_location("bench_recall_run", ROOT / "bench" / "recall" / "run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_recall_run"] = module
-    spec.loader.exec_module(module)
-    return module
+    """bench/recall/run.py, imported when first needed (it loads the recall set's generator)."""
+    import bench.recall.run
+
+    return bench.recall.run
 
 
 async def admin(admin_url: str, sql: str) -> None:

@@ -1,9 +1,9 @@
 """Offline replay of hybrid search over a loaded benchmark database: tune ranking in seconds.
 
     # after bench/locomo/run.py --pg-dir D --database locomo_dev (or bench/recall/run.py --pg-dir D)
-    .venv/bin/python bench/search_replay.py dump --pg-dir D --locomo locomo_dev --out /tmp/locomo.pkl
-    .venv/bin/python bench/search_replay.py dump --pg-dir D --recall tune --out /tmp/recall-tune.pkl
-    .venv/bin/python bench/search_replay.py score /tmp/locomo.pkl /tmp/recall-tune.pkl \\
+    .venv/bin/python -m bench.search_replay dump --pg-dir D --locomo locomo_dev --out /tmp/locomo.pkl
+    .venv/bin/python -m bench.search_replay dump --pg-dir D --recall tune --out /tmp/recall-tune.pkl
+    .venv/bin/python -m bench.search_replay score /tmp/locomo.pkl /tmp/recall-tune.pkl \\
         --set search_keyword_weight=0.3 --set search_neighbour_context=0.2
 
 `dump` reads every turn of every benchmark user once (its cosine-ready vector and its full-text
@@ -25,7 +25,6 @@ import asyncio
 import dataclasses
 import math
 import pickle
-import sys
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -35,13 +34,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-ROOT = Path(__file__).resolve().parents[1]
-for p in (str(ROOT), str(ROOT / "bench" / "recall")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+from app.config import Settings
+from app.search import ranking, service, when
 
-from app.config import Settings  # noqa: E402
-from app.search import ranking, service, when  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ROW_COLS = "message_id, session_id, user_id, seq, role, name, content, metadata, created_at"
 IDF_CAP = service.IDF_SCOPE_CAP
@@ -183,7 +179,7 @@ def _locomo_questions(path: Path | None) -> list[dict[str, Any]]:
 
 
 def _recall_questions(split: str) -> list[dict[str, Any]]:
-    from generate import generate
+    from bench.recall.generate import generate
 
     seeds = {"tune": 1, "heldout": 2}
     data = generate(seeds[split], split, 20, 20)
@@ -218,7 +214,7 @@ async def _recall_database(admin_url: str, split: str) -> str:
     await engine.dispose()
     if len(names) != 1:
         raise SystemExit(f"expected one recall_{split}_* database, found {names}")
-    return names[0]
+    return str(names[0])
 
 
 # --- replay ---------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
 """Search at scale (issue 3): user-scoped hybrid search over 1,000,000 messages of 10,000 users.
 
-    .venv/bin/python bench/search_scale.py pool                 # embed the text pool once (cached)
-    .venv/bin/python bench/search_scale.py run                  # load 1M rows, build, query
-    .venv/bin/python bench/search_scale.py run --rows 200000    # a smaller scale
-    .venv/bin/python bench/search_scale.py run --pg-dir /tmp/scale-pg          # keep the database
-    .venv/bin/python bench/search_scale.py query --pg-dir /tmp/scale-pg        # query a kept one
+    .venv/bin/python -m bench.search_scale pool                 # embed the text pool once (cached)
+    .venv/bin/python -m bench.search_scale run                  # load 1M rows, build, query
+    .venv/bin/python -m bench.search_scale run --rows 200000    # a smaller scale
+    .venv/bin/python -m bench.search_scale run --pg-dir /tmp/scale-pg          # keep the database
+    .venv/bin/python -m bench.search_scale query --pg-dir /tmp/scale-pg        # query a kept one
 
 Data. A pool of unique chat messages (bench/chat_text.py; default 100,000) is embedded once with
 the real local model (the default backend) and cached in bench/results/ (git-ignored). Rows reuse
@@ -56,24 +56,20 @@ import asyncpg
 import httpx
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from app.db.embedded import start_embedded  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
-from bench.append import (  # noqa: E402
+from app.db.embedded import start_embedded
+from app.db.migrate import upgrade
+from bench.append import (
     cpu_seconds,
-    free_port,
     git_commit,
     machine_info,
     postmaster_pid,
     sigterm_as_interrupt,
-    stop_api,
     tree,
-    wait_ready,
 )
-from bench.chat_text import chat_message, query_texts  # noqa: E402
+from bench.chat_text import chat_message, query_texts
+from tests.support.procs import free_port, log_tail, stop, wait_ready
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DIM = 384
 RESULTS = ROOT / "bench" / "results"
@@ -511,12 +507,13 @@ def start_server(args: list[str], env: dict[str, str], log: Path, port: int) -> 
         proc = subprocess.Popen(
             args,
             env=env,
+            cwd=ROOT,  # `python -m bench.…` children import `bench` from here
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-    wait_ready(f"http://127.0.0.1:{port}", proc, log, timeout=120)
+    wait_ready(f"http://127.0.0.1:{port}", proc, timeout=120, output=log_tail(log))
     return proc
 
 
@@ -532,7 +529,8 @@ def stub_main(argv: Sequence[str]) -> int:
     from app.config import Settings
     from app.logging import configure_logging
 
-    app.runtime.make_embedder = lambda settings: lookup  # type: ignore[assignment,return-value]
+    # app.runtime calls make_embedder by the name it imported: replace that name.
+    app.runtime.make_embedder = lambda settings: lookup  # type: ignore[attr-defined]
     settings = Settings()
     configure_logging(settings.log_level, settings.log_json)
     uvicorn.run(
@@ -798,7 +796,10 @@ def query_phase(
         say(f"  {t}: {json.dumps(prof)}")
     servers = {
         "real": ([str(ENGRAM), "serve"], "api-real.log"),
-        "lookup": ([sys.executable, __file__, "stub", "--vectors", str(vec_file)], "api-lookup.log"),
+        "lookup": (
+            [sys.executable, "-m", "bench.search_scale", "stub", "--vectors", str(vec_file)],
+            "api-lookup.log",
+        ),
     }
     for rep in range(args.repeat):
         for kind, (cmd, log) in servers.items():
@@ -829,7 +830,7 @@ def query_phase(
                             f"{r['full_limit_share']:.1%}  err {r['errors']}  cores {r['cores']}  load {load}"
                         )
             finally:
-                stop_api(proc)
+                stop(proc)
     return out
 
 

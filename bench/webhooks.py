@@ -12,8 +12,8 @@ receiver had the whole request:
   worker);
 - `burst`: `--burst` fact adds from 16 concurrent clients (queueing behind the deliveries).
 
-    .venv/bin/python bench/webhooks.py                 # 100 of each, 400 in the burst
-    .venv/bin/python bench/webhooks.py --n 300 --redis redis://127.0.0.1:6379/14
+    .venv/bin/python -m bench.webhooks                 # 100 of each, 400 in the burst
+    .venv/bin/python -m bench.webhooks --n 300 --redis redis://127.0.0.1:6379/14
 """
 
 from __future__ import annotations
@@ -29,18 +29,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` importable
-    sys.path.insert(0, str(ROOT))
+from app.db.embedded import start_embedded
+from app.db.migrate import upgrade
+from tests.support.procs import free_port, log_tail, wait_ready
+from tests.support.webhook_receiver import Receiver
 
-from app.db.embedded import start_embedded  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
-from tests.support.procs import free_port  # noqa: E402
-from tests.support.webhook_receiver import Receiver  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ADMIN = "bench-admin-token"
 TARGET_P50 = 1.0
@@ -67,18 +66,6 @@ def start_api(url: str, port: int, redis: str | None, log: Path) -> subprocess.P
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-
-
-async def wait_ready(base: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    async with httpx.AsyncClient() as c:
-        for _ in range(600):
-            if proc.poll() is not None:
-                raise RuntimeError(f"engram serve exited; see {log}")
-            with contextlib.suppress(httpx.HTTPError):
-                if (await c.get(f"{base}/readyz", timeout=2)).status_code == 200:
-                    return
-            await asyncio.sleep(0.2)
-    raise RuntimeError("engram serve was not ready in 120 s")
 
 
 class Timing:
@@ -169,7 +156,7 @@ async def main() -> None:
         base = f"http://127.0.0.1:{port}"
         proc = start_api(pg.url, port, args.redis, tmp / "api.log")
         await receiver.start()
-        await wait_ready(base, proc, tmp / "api.log")
+        wait_ready(base, proc, timeout=120, output=log_tail(tmp / "api.log"))
         async with httpx.AsyncClient(base_url=base, timeout=30) as c:
             r = await c.post(
                 "/v1/admin/tenants/default/webhooks",
@@ -180,10 +167,11 @@ async def main() -> None:
             print(f"load before: {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores")
             print(f"{'scenario':<8} {'got':>11} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
             results = {}
-            for name, run in (
+            runs: tuple[tuple[str, Callable[[Timing], Awaitable[None]]], ...] = (
                 ("facts", lambda t: run_facts(c, t, args.n, args.gap)),
                 ("purge", lambda t: run_purges(c, t, args.n, args.gap)),
-            ):
+            )
+            for name, run in runs:
                 receiver.received.clear()
                 timing = Timing(receiver)
                 await run(timing)

@@ -1,10 +1,10 @@
 """Facts on real conversations (issue 12 §5): recall of LoCoMo's gold observations per speaker,
 and precision on a hand-checked sample of the facts Engram produced.
 
-    .venv/bin/python bench/derived/facts.py --split tune                 # conv-26, conv-30
-    .venv/bin/python bench/derived/facts.py --split held-out             # conv-41, conv-42, conv-43
-    .venv/bin/python bench/derived/facts.py --split held-out --show 100  # facts to hand-check
-    .venv/bin/python bench/derived/facts.py --show-matches 50            # matching-rule check
+    .venv/bin/python -m bench.derived.facts --split tune                 # conv-26, conv-30
+    .venv/bin/python -m bench.derived.facts --split held-out             # conv-41, conv-42, conv-43
+    .venv/bin/python -m bench.derived.facts --split held-out --show 100  # facts to hand-check
+    .venv/bin/python -m bench.derived.facts --show-matches 50            # matching-rule check
 
 Each conversation of `--data` (a LoCoMo-format file; default the shared dev file) is ingested
 through the HTTP API into a live Engram (bench/locomo/ingest: one user per conversation, speaker_a
@@ -32,7 +32,6 @@ import asyncio
 import hashlib
 import json
 import random
-import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -41,11 +40,9 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.locomo import data, ingest
 
-from bench.locomo import data, ingest  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 SPLITS = {"tune": ("conv-26", "conv-30"), "held-out": ("conv-41", "conv-42", "conv-43")}
 JUDGEMENTS = Path(__file__).with_name("judgements.json")

@@ -133,7 +133,7 @@ async def run(
         )
     labels = json.loads(LABELS.read_text()) if LABELS.exists() else {}
     judged = [
-        (it, labels[k]) for it in items if (k := f"{it.sample_id}/{it.session}/{it.statement}") in labels
+        (it, labels[key]) for it in items if (key := f"{it.sample_id}/{it.session}/{it.statement}") in labels
     ]
     if judged:
         best_t, best_agree = threshold, -1.0

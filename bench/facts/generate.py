@@ -1,6 +1,6 @@
 """Deterministic generator of multi-session chats with planted user facts, updates and negations.
 
-    .venv/bin/python bench/facts/generate.py --seed 7 --users 30 --out /tmp/facts.json
+    .venv/bin/python -m bench.facts.generate --seed 7 --users 30 --out /tmp/facts.json
 
 Each user has a persona drawn from lists below (name, age, hometown, languages, home city,
 employer and job title, partner, siblings, children, pets, diet, allergies, likes and dislikes of

@@ -1,8 +1,8 @@
 """Quality of user-fact extraction on generated chats with planted facts (issue 5, §5).
 
-    .venv/bin/python bench/facts/run.py                        # llm=local, 30 users x 7 sessions
-    .venv/bin/python bench/facts/run.py --users 5 --json /tmp/facts.json
-    ENGRAM_OPENAI_BASE_URL=... .venv/bin/python bench/facts/run.py --llm openai
+    .venv/bin/python -m bench.facts.run                        # llm=local, 30 users x 7 sessions
+    .venv/bin/python -m bench.facts.run --users 5 --json /tmp/facts.json
+    ENGRAM_OPENAI_BASE_URL=... .venv/bin/python -m bench.facts.run --llm openai
 
 The dataset from generate.py (seeded) is loaded into a fresh database of an embedded PostgreSQL
 through the real HTTP API, in-process (create_app over ASGI, the app's own worker): per user, one
@@ -64,15 +64,13 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from app.config import Settings
+from app.db.embedded import start_embedded
+from app.logging import configure_logging
+from bench.facts.generate import KINDS, describe, generate
+from bench.recall.run import _ok, api_for, database, settings_for
 
-from app.config import Settings  # noqa: E402
-from app.db.embedded import start_embedded  # noqa: E402
-from app.logging import configure_logging  # noqa: E402
-from bench.facts.generate import KINDS, describe, generate  # noqa: E402
-from bench.recall.run import _ok, api_for, database, settings_for  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 # What app/ai/local_fact_extractor.py says it handles (its module docstring): identity, location,
 # occupation, relationships, health (as `other`) and diet, preferences, plans and events: every kind.

@@ -1,9 +1,9 @@
 """Hostile clients against one live `engram serve` (auth on, otherwise default settings), each
 attack for a bounded time while a second tenant's small requests are measured.
 
-    .venv/bin/python bench/hostile/attacks.py                 # every attack, 60 s each
-    .venv/bin/python bench/hostile/attacks.py --seconds 10    # shorter
-    .venv/bin/python bench/hostile/attacks.py --only stalled_connections,tenant_flood
+    .venv/bin/python -m bench.hostile.attacks                 # every attack, 60 s each
+    .venv/bin/python -m bench.hostile.attacks --seconds 10    # shorter
+    .venv/bin/python -m bench.hostile.attacks --only stalled_connections,tenant_flood
 
 Per attack it prints the other tenant's p50 / p99 latency and errors (a GET of its user, every
 50 ms), the worst time until its newly appended message is searchable by meaning (one append a
@@ -36,12 +36,15 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
+
+from tests.support.procs import free_port
 
 ADMIN = "bench-admin-" + secrets.token_hex(16)
 PLANTED = "PLANTED-" + uuid.uuid4().hex  # content of the attacks' bodies; must never be logged
@@ -53,7 +56,7 @@ MODEL_CACHE = Path.cwd() / ".engram" / "models"
 
 class Server:
     def __init__(self, workdir: Path, database_url: str | None) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = workdir / "server.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
@@ -92,7 +95,7 @@ class Server:
         """CPU time of the API process (its event loop, threads and in-process worker), children
         (the worker's CPU pool) included; the embedded PostgreSQL is not counted."""
         proc = psutil.Process(self.proc.pid)
-        total = sum(proc.cpu_times()[:2])
+        total = float(sum(proc.cpu_times()[:2]))
         for child in proc.children(recursive=True):
             with contextlib.suppress(psutil.Error):
                 if "postgres" not in child.name():
@@ -106,12 +109,6 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self._log.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- the other tenant, measured --------------------------------------------------------------
@@ -197,7 +194,7 @@ class Victim:
 
 # --- the attacks -------------------------------------------------------------------------------
 
-Attack = Callable[["Ctx", asyncio.Event], Awaitable[None]]
+Attack = Callable[["Ctx", asyncio.Event], Coroutine[Any, Any, None]]
 
 
 @dataclass

@@ -30,8 +30,8 @@ import asyncpg
 import httpx
 
 from bench import indexing
-from bench.append import free_port
 from bench.chat_text import chat_messages
+from tests.support.procs import free_port
 
 ADMIN = "bench-admin-token"
 

@@ -1,10 +1,10 @@
 """Search quality on LoCoMo-format conversations (issue 11): which turns Engram's search returns
 for each question, against the turns annotated as its evidence.
 
-    .venv/bin/python bench/locomo/run.py                                  # dev file, hybrid + BM25
-    .venv/bin/python bench/locomo/run.py --modes hybrid keyword semantic --json /tmp/locomo.json
-    .venv/bin/python bench/locomo/run.py --split tune --set search_keyword_weight=0.3
-    .venv/bin/python bench/locomo/run.py --url http://127.0.0.1:8000 --api-key KEY   # a running server
+    .venv/bin/python -m bench.locomo.run                                  # dev file, hybrid + BM25
+    .venv/bin/python -m bench.locomo.run --modes hybrid keyword semantic --json /tmp/locomo.json
+    .venv/bin/python -m bench.locomo.run --split tune --set search_keyword_weight=0.3
+    .venv/bin/python -m bench.locomo.run --url http://127.0.0.1:8000 --api-key KEY   # a running server
 
 Every conversation of `--data` (default: the shared dev file) is ingested through the HTTP API as
 bench/locomo/ingest.py describes (one user per conversation, speaker_a as `user`, speaker_b as
@@ -39,12 +39,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from bench.locomo import ingest
+from bench.locomo.data import CATEGORIES, DEFAULT_DATA, SCORED, Conversation, Question, load
 
-from bench.locomo import ingest  # noqa: E402
-from bench.locomo.data import CATEGORIES, DEFAULT_DATA, SCORED, Conversation, Question, load  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 KS = (1, 5, 10)
 MODES = ("hybrid", "keyword", "semantic")

@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from lexicon import (
+from bench.recall.lexicon import (
     CUISINES,
     FEMALE_NAMES,
     HOME_CITIES,

@@ -1,6 +1,6 @@
 """Deterministic generator of multi-session conversations with planted facts and paraphrased questions.
 
-    .venv/bin/python bench/recall/generate.py --seed 1 --split tune --out /tmp/recall-tune.json
+    .venv/bin/python -m bench.recall.generate --seed 1 --split tune --out /tmp/recall-tune.json
 
 Each user has a persona (home, job, partner, sibling, pets, hobbies, tastes, health, trips, ...).
 Facts are planted in user turns (some stated in full, some only as a terse answer to the
@@ -23,17 +23,14 @@ import argparse
 import json
 import random
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fillers import FILLERS, MAX_USES
-from lexicon import (
+from bench.recall.fillers import FILLERS, MAX_USES
+from bench.recall.lexicon import (
     ALLERGIES,
     BANDS,
     BOOKS,

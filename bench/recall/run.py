@@ -1,7 +1,7 @@
 """Retrieval quality of Engram's search on generated multi-session conversations (issue 3, §5).
 
-    .venv/bin/python bench/recall/run.py                          # onnx-int8-mixed (the default), both splits
-    .venv/bin/python bench/recall/run.py --backend onnx-int8 onnx torch --json /tmp/recall.json
+    .venv/bin/python -m bench.recall.run                          # onnx-int8-mixed (the default), both splits
+    .venv/bin/python -m bench.recall.run --backend onnx-int8 onnx torch --json /tmp/recall.json
 
 For each split (`tune`: seed 1, `heldout`: seed 2 with question phrasings `tune` never uses) and
 each local-model backend, the dataset from generate.py is loaded into a fresh database of an
@@ -42,20 +42,16 @@ from asgi_lifespan import LifespanManager
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from app.config import Settings
+from app.db.embedded import start_embedded
+from app.db.engine import async_url
+from app.db.migrate import upgrade
+from app.logging import configure_logging
+from app.main import create_app
+from bench.recall.generate import describe, generate
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-for p in (str(ROOT), str(HERE)):
-    if p not in sys.path:
-        sys.path.insert(0, p)
-
-from generate import describe, generate  # noqa: E402
-
-from app.config import Settings  # noqa: E402
-from app.db.embedded import start_embedded  # noqa: E402
-from app.db.engine import async_url  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
-from app.logging import configure_logging  # noqa: E402
-from app.main import create_app  # noqa: E402
 
 MODES = ("keyword", "semantic", "hybrid")
 KS = (1, 5, 10)
@@ -345,11 +341,11 @@ def tables(report: dict[str, Any], per_category: bool) -> str:
         out.append("| step | " + " | ".join(splits) + " |")
         out.append("|---|" + "---|" * len(splits))
         for name, by_split in report["steps"].items():
-            cells = []
+            steps = []
             for sp in splits:
                 o = by_split[sp]["overall"]
-                cells.append(f"{o['R@1']:.1f} / {o['R@5']:.1f} / {o['R@10']:.1f} / {o['NDCG@10']:.1f}")
-            out.append(f"| {name} | " + " | ".join(cells) + " |")
+                steps.append(f"{o['R@1']:.1f} / {o['R@5']:.1f} / {o['R@10']:.1f} / {o['NDCG@10']:.1f}")
+            out.append(f"| {name} | " + " | ".join(steps) + " |")
         out.append("")
     if per_category:
         for split, by_backend in res.items():

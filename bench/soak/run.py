@@ -33,10 +33,10 @@ start / end / max, backlog max / end), the series as JSON and CSV in bench/resul
 that fail are listed apart (they are not requests of the load). Exit status 1 when any request
 failed: the error rate must be 0.
 
-    .venv/bin/python bench/soak/run.py                               # 10 minutes, the defaults
-    .venv/bin/python bench/soak/run.py --duration 90 --sample 5      # a quick check
-    .venv/bin/python bench/soak/run.py --rate 0 --concurrency 32     # closed loop, as fast as it goes
-    .venv/bin/python bench/soak/run.py --base-url http://127.0.0.1:8000 --duration 60 --seed-data
+    .venv/bin/python -m bench.soak.run                               # 10 minutes, the defaults
+    .venv/bin/python -m bench.soak.run --duration 90 --sample 5      # a quick check
+    .venv/bin/python -m bench.soak.run --rate 0 --concurrency 32     # closed loop, as fast as it goes
+    .venv/bin/python -m bench.soak.run --base-url http://127.0.0.1:8000 --duration 60 --seed-data
 """
 
 from __future__ import annotations
@@ -60,14 +60,13 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` and `bench` importable
-    sys.path.insert(0, str(ROOT))
+from bench.append import git_commit, machine_info, sigterm_as_interrupt, tree
+from bench.chat_text import chat_messages, query_texts
+from bench.indexing import Stack, make_sessions, percentiles, say, stack
+from bench.memory import start_redis
+from tests.support.procs import free_port
 
-from bench.append import free_port, git_commit, machine_info, sigterm_as_interrupt, tree  # noqa: E402
-from bench.chat_text import chat_messages, query_texts  # noqa: E402
-from bench.indexing import Stack, make_sessions, percentiles, say, stack  # noqa: E402
-from bench.memory import start_redis  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 OPS = ("memory", "append", "search")
 BACKLOG_KINDS = ("embed", "summarize", "extract")

@@ -1,4 +1,5 @@
-"""`engram` as real processes, for the tests that start them: `engram serve`, `engram worker`."""
+"""`engram` as real processes: `engram serve`, `engram worker`, and the helpers to start, await
+and stop a process. The one harness of the tests that start processes and of bench/."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -21,6 +23,52 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def wait_ready(
+    url: str,
+    proc: subprocess.Popen[bytes],
+    *,
+    timeout: float = 120,
+    output: Callable[[], str] = lambda: "",
+) -> None:
+    """Until `url`/readyz answers 200; RuntimeError, with the end of `output()` (the process's
+    log), if the process exits first or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}:\n{output()[-3000:]}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"the server was not ready within {timeout:.0f} s:\n{output()[-3000:]}")
+
+
+def log_tail(log: Path) -> Callable[[], str]:
+    """`output` for `wait_ready`: the log file the process writes."""
+    return lambda: log.read_text(errors="replace") if log.is_file() else ""
+
+
+def stop(proc: subprocess.Popen[bytes], timeout: float = 40) -> int:
+    """SIGTERM, then the exit code. A process still running after `timeout` is killed (its whole
+    process group if it leads one: a server and its workers) rather than left behind to load the
+    machine for what runs next; its code, -9, then fails a caller's check."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            if os.getpgid(proc.pid) == proc.pid:
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+        except ProcessLookupError:
+            pass
+        return proc.wait(timeout=10)
 
 
 def engram_env(**extra: str) -> dict[str, str]:
@@ -49,28 +97,17 @@ class Server:
         )
 
     def wait_ready(self, timeout: float = 120) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"engram serve exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError("engram serve did not become ready")
+        wait_ready(self.url, self.proc, timeout=timeout, output=self._stderr)
+
+    def _stderr(self) -> str:
+        if self.proc.poll() is None:  # a pipe of a live process has no end to read up to
+            return ""
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read().decode(errors="replace")
 
     def stop(self) -> int:
-        """SIGTERM, then the exit code; a server still running after 40 s is killed (and its code,
-        -9, fails the caller's check) rather than left behind to load the machine for later tests."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
+        """SIGTERM, then the exit code (see `stop`)."""
+        return stop(self.proc)
 
 
 def start_worker(url: str, **env: str) -> subprocess.Popen[bytes]:
