@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 import socket
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import httpx
-import numpy as np
 import orjson
 import pytest
 from asgi_lifespan import LifespanManager
@@ -19,7 +17,6 @@ from sqlalchemy import text
 from app.ai.embedder import Embedder, EmbedderUnavailable, Vectors
 from app.ai.local_embedder import LocalEmbedder
 from app.ai.openai_embedder import OpenAIEmbedder
-from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
 from app.indexing.tasks import EmbedMessages
 from app.jobs.retry import RetryPolicy
@@ -28,75 +25,8 @@ from app.main import create_app
 from app.metrics import Metrics
 from app.worker import Worker
 from tests.support.app import STARTUP, client_for, make_settings
-from tests.support.db import create_database, engine_for, fetch, wait_until
-from tests.support.procs import start_worker
-from tests.support.redis_server import RedisServer
-
-WORDS = [
-    "coffee",
-    "lisbon",
-    "marathon",
-    "sister",
-    "dentist",
-    "guitar",
-    "python",
-    "garden",
-    "invoice",
-    "birthday",
-    "train",
-    "museum",
-    "recipe",
-    "mortgage",
-    "violin",
-    "hiking",
-    "kitten",
-    "airport",
-    "novel",
-    "tennis",
-]
-
-
-def _texts(n: int, seed: int = 0) -> list[str]:
-    rng = np.random.default_rng(seed)
-    return [f"message {i}: " + " ".join(rng.choice(WORDS, size=int(rng.integers(5, 40)))) for i in range(n)]
-
-
-async def _seed(url: str, n: int, *, session: str = "s1", seed: int = 0) -> list[str]:
-    """Append n messages through the API of an app that runs no worker."""
-    app = create_app(make_settings(url, auth="off", run_worker=False, redis_url=None))
-    texts = _texts(n, seed)
-    async with (
-        LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
-        client_for(m.app) as c,
-    ):  # type: ignore[arg-type]
-        r = await c.post("/v1/sessions", json={"user_id": "u1", "session_id": session})
-        assert r.status_code in (201, 409), r.text
-        for start in range(0, n, 500):
-            batch = [{"role": "user", "content": t} for t in texts[start : start + 500]]
-            r = await c.post(f"/v1/sessions/{session}/messages", json={"messages": batch})
-            assert r.status_code == 201, r.text
-    return texts
-
-
-async def _assert_each_embedded_once(url: str, texts: list[str]) -> None:
-    engine = engine_for(url)
-    rows = await fetch(
-        engine,
-        "SELECT content, embed_status, embed_attempts, CAST(embedding AS text) FROM messages ORDER BY seq",
-    )
-    await engine.dispose()
-    assert [r[0] for r in rows] == texts
-    assert {r[1] for r in rows} == {"done"}
-    assert {r[2] for r in rows} == {1}, "a message was embedded more than once (or retried)"
-    # Row by row, the stored vector is the model's vector for that row's content: nearest to its
-    # own text, and equal to it (int8 inference varies a little with the batch a text shares).
-    local = LocalEmbedder(Settings())
-    expected = await local.embed(texts)
-    stored = np.array([np.fromstring(r[3].strip("[]"), sep=",") for r in rows], dtype=np.float32)
-    sims = stored @ expected.T
-    assert (np.argmax(sims, axis=1) == np.arange(len(texts))).all()
-    floor = 0.95 if local.backend.startswith("onnx-int8") else 0.9999
-    assert np.min(np.diag(sims)) > floor
+from tests.support.db import create_database, engine_for, fetch
+from tests.support.seeding import seed
 
 
 @pytest.fixture
@@ -119,43 +49,6 @@ async def test_a_message_becomes_searchable_with_no_call_but_the_post(api: httpx
     body = r.json()
     assert body["indexing"] == {"pending": 0, "complete": True}
     assert body["results"][0]["content"] == "My violin lesson moved to Thursdays."
-
-
-@pytest.mark.slow
-async def test_sigkill_mid_batch_loses_nothing_and_embeds_each_message_once(own_db: str) -> None:
-    texts = await _seed(own_db, 3000)
-    first = start_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="256")
-    try:
-        await wait_until("SELECT count(*) FILTER (WHERE embed_status = 'done') > 300 FROM messages", own_db)
-        first.send_signal(signal.SIGKILL)  # mid-batch: a claimed batch is in the model right now
-        first.wait(timeout=10)
-    finally:
-        if first.poll() is None:
-            first.kill()
-    engine = engine_for(own_db)
-    done = (await fetch(engine, "SELECT count(*) FROM messages WHERE embed_status = 'done'"))[0][0]
-    await engine.dispose()
-    assert 0 < done < len(texts), "the kill should land mid-way"
-    second = start_worker(own_db)
-    try:
-        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
-    finally:
-        second.send_signal(signal.SIGTERM)
-        assert second.wait(timeout=30) == 0
-    await _assert_each_embedded_once(own_db, texts)
-
-
-@pytest.mark.slow
-async def test_two_workers_never_process_the_same_item(own_db: str) -> None:
-    texts = await _seed(own_db, 2000, seed=1)
-    workers = [start_worker(own_db, ENGRAM_WORKER_BATCH_SIZE="64") for _ in range(2)]
-    try:
-        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db)
-    finally:
-        for w in workers:
-            w.send_signal(signal.SIGTERM)
-        assert [w.wait(timeout=30) for w in workers] == [0, 0]
-    await _assert_each_embedded_once(own_db, texts)
 
 
 class _Scripted:
@@ -204,7 +97,7 @@ async def _drain(url: str, embedder: Embedder, *, batch: int = 64, seconds: floa
 
 
 async def test_an_outage_is_retried_with_backoff_then_done(own_db: str, embedder: LocalEmbedder) -> None:
-    texts = await _seed(own_db, 10, seed=2)
+    texts = await seed(own_db, 10, seed=2)
     flaky = _Scripted(embedder, outages=2)
     await _drain(own_db, flaky)
     engine = engine_for(own_db)
@@ -218,7 +111,7 @@ async def test_an_outage_is_retried_with_backoff_then_done(own_db: str, embedder
 async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(
     own_db: str, embedder: LocalEmbedder
 ) -> None:
-    await _seed(own_db, 20, seed=3)
+    await seed(own_db, 20, seed=3)
     engine = engine_for(own_db)
     async with engine.begin() as conn:
         from sqlalchemy import text
@@ -248,33 +141,6 @@ async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(
     assert rows[0][0] == 20
 
 
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-@pytest.mark.slow
-async def test_workers_keep_going_when_redis_stops(own_db: str, own_redis: RedisServer) -> None:
-    worker = start_worker(own_db, ENGRAM_REDIS_URL=own_redis.url)
-    try:
-        await _seed(own_db, 50, seed=4)
-        await wait_until("SELECT bool_and(embed_status = 'done') FROM messages", own_db, within=60)
-        own_redis.kill()
-        await _seed(own_db, 50, seed=5, session="s2")
-        await wait_until(
-            "SELECT count(*) = 100 AND bool_and(embed_status = 'done') FROM messages", own_db, within=60
-        )
-        assert worker.poll() is None, "the worker died with Redis"
-    finally:
-        worker.send_signal(signal.SIGTERM)
-        assert worker.wait(timeout=30) == 0
-
-
 async def test_expired_idempotency_keys_are_swept(own_db: str) -> None:
     from datetime import timedelta
 
@@ -282,7 +148,7 @@ async def test_expired_idempotency_keys_are_swept(own_db: str) -> None:
 
     from app.messages.tasks import sweep_idempotency_keys
 
-    await _seed(own_db, 1, seed=6)
+    await seed(own_db, 1, seed=6)
     engine = engine_for(own_db)
     async with engine.begin() as conn:
         await conn.execute(
@@ -307,7 +173,7 @@ def _dead_port() -> int:
 async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
     """The embedder is down and a fact lacks a vector: every step records its failure, and every
     sweep (evictions, retention, fact expiry, gauges, idempotency keys) still runs."""
-    await _seed(own_db, 6, seed=7)
+    await seed(own_db, 6, seed=7)
     app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
@@ -429,7 +295,7 @@ async def test_lag_right_after_an_import_is_the_wait_not_the_messages_age(own_db
 async def test_failed_at_is_when_the_item_failed_not_a_retry_time(
     own_db: str, embedder: LocalEmbedder
 ) -> None:
-    await _seed(own_db, 2, seed=8)
+    await seed(own_db, 2, seed=8)
     engine = engine_for(own_db)
     async with engine.begin() as conn:
         await conn.execute(text("UPDATE messages SET content = 'POISON' WHERE seq = 2"))
