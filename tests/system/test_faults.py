@@ -31,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.migrate import upgrade
 from app.main import create_app
+from tests.support import procs
 from tests.support.app import STARTUP, client_for, make_settings
 from tests.support.db import create_database, engine_for, fetch
 from tests.support.procs import MODEL_CACHE, Server, start_worker
@@ -84,16 +85,7 @@ def serve(url: str, *, ready: bool = True, **env: str) -> Api:
 
 
 def wait_ready(api: Api, within: float = 60) -> None:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        assert api.server.proc.poll() is None, f"engram serve exited:\n{api.log.tail()}"
-        try:
-            if httpx.get(f"{api.url}/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"engram serve did not become ready:\n{api.log.tail()}")
+    procs.wait_ready(api.url, api.server.proc, timeout=within, output=api.log.tail)
 
 
 def kill9(proc: subprocess.Popen[bytes]) -> None:

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests.support.app import ADMIN_TOKEN
-from tests.support.procs import ENGRAM, MODEL_CACHE, engram_env, free_port
+from tests.support.procs import ENGRAM, MODEL_CACHE, engram_env, free_port, log_tail, wait_ready
 
 SECRET = "PLANTED-" + uuid.uuid4().hex  # must never appear in the logs
 TIMEOUTS = {
@@ -52,16 +52,7 @@ class Live:
         self.proc = subprocess.Popen(
             [ENGRAM, "serve", "--port", str(self.port)], env=env, stdout=self._log_file, stderr=self._log_file
         )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, log.read_text()[-2000:]
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.3)
-        raise AssertionError("engram serve did not become ready")
+        wait_ready(self.url, self.proc, timeout=120, output=log_tail(log))
 
     def sock(self) -> socket.socket:
         s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
