@@ -69,7 +69,7 @@ bench-webhooks: $(STAMP) ## webhook delivery latency after commit, p50/p95/p99 (
 	$(BIN)/python -m bench.webhooks
 
 bench-encryption: $(STAMP) ## encryption at rest on vs off: append and memory-read throughput (prints figures)
-	$(BIN)/python bench/encryption.py
+	$(BIN)/python -m bench.encryption
 
 clean:
 	rm -rf $(VENV) .engram .pytest_cache .mypy_cache .ruff_cache

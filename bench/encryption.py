@@ -10,7 +10,7 @@ server, so sealed when on). Each round measures every configuration in a new ran
 which is sealed too when on). The table shows medians and each round's figure; on 2 shared cores
 the figures move with the machine's load, so compare within a round: the load average is printed.
 
-    .venv/bin/python bench/encryption.py [--rounds 5] [--seconds 5] [--baseline /path/to/checkout]
+    .venv/bin/python -m bench.encryption [--rounds 5] [--seconds 5] [--baseline /path/to/checkout]
 """
 
 from __future__ import annotations
@@ -28,14 +28,13 @@ from pathlib import Path
 
 import asyncpg
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # run as a script from anywhere: make `app` and `bench` importable
-    sys.path.insert(0, str(ROOT))
+from app.crypto.envelope import new_key
+from app.db.embedded import start_embedded
+from app.db.migrate import upgrade
+from bench.otel import api, lua, tenant, wrk
+from tests.support.procs import free_port
 
-from app.crypto.envelope import new_key  # noqa: E402
-from app.db.embedded import start_embedded  # noqa: E402
-from app.db.migrate import upgrade  # noqa: E402
-from bench.otel import api, free_port, lua, tenant, wrk  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 async def new_database(url: str, name: str) -> str:
