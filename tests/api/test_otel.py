@@ -6,11 +6,7 @@ default), Engram imports no OpenTelemetry SDK or instrumentation, and stores no 
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
-import sys
 from collections.abc import AsyncIterator
-from typing import Any
 
 import httpx
 import pytest
@@ -25,6 +21,7 @@ from app.main import create_app
 from app.telemetry.otel import OtelTracing
 from tests.support.app import STARTUP, client_for, make_settings
 from tests.support.db import create_database, engine_for, fetch, until
+from tests.support.fresh_imports import fresh_modules
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 CLIENT_PARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
@@ -151,17 +148,7 @@ def test_off_imports_no_tracing_sdk_or_instrumentation() -> None:
     provider, exporter or instrumentation). Two dependencies import OpenTelemetry on their own
     whether Engram traces or not: the MCP SDK the API, and redis-py (8.x) the SDK's metrics when
     it is installed, for its own opt-in metrics."""
-    code = (
-        "import json, sys\n"
-        "from app.config import Settings\n"
-        "from app.main import create_app\n"
-        "import app.worker, app.worker_main\n"
-        "create_app(Settings())\n"
-        "names = [m for m in sys.modules if m.startswith(('opentelemetry', 'app.telemetry'))]\n"
-        "print(json.dumps(sorted(names)))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded: list[Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    loaded = fresh_modules()["start"]
     assert "app.telemetry.otel" not in loaded
     extra = ("opentelemetry.sdk.trace", "opentelemetry.instrumentation", "opentelemetry.exporter")
     assert not [m for m in loaded if m.startswith(extra)]

@@ -4,12 +4,12 @@ it back. A new circle fails here with the lines that make it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterable, Mapping
 
 import grimp
 import pytest
+
+from tests.support.fresh_imports import fresh_modules
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +101,6 @@ def test_no_package_imports_a_package_that_imports_it_back(graph: grimp.ImportGr
 def test_the_app_starts_without_importing_the_mcp_sdk() -> None:
     """The MCP SDK and the generated client took ~5 s of a warm start: /mcp loads them on its
     first request (app/mcp/endpoint.py), so building the app must not."""
-    probe = (
-        "import sys, app.main; "
-        "print(sorted(m for m in ('mcp', 'engram_client', 'app.mcp.http') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]", out
+    loaded = fresh_modules()
+    for stage in ("import", "start"):
+        assert not {"mcp", "engram_client", "app.mcp.http"} & loaded[stage], stage
