@@ -225,9 +225,11 @@ _PET_ANSWER = re.compile(
 )
 # "..., if that helps": a courtesy, not a condition.
 _COURTESY = re.compile(
-    r",?\s*\bif\s+(?:that|it)\s+(?:helps|matters)\b|,?\s*\bif\s+you\s+(?:need|want)\s+to\s+know\b",
+    r",?\s*\bif\s+(?:that|it)\s+(?:helps|matters)(?:\s+for\s+(?:the|your|a)\s+\w+)?\b|,?\s*\bif\s+you\s+(?:need|want)\s+to\s+know\b",
     re.IGNORECASE,
 )
+# "ive been cycling for years": chat's "I've" without its apostrophe (no other word is spelt so).
+_IVE = re.compile(r"\b[Ii]ve\b")
 # Smileys read as the end of the sentence they close ("I'm Elias :)").
 _SMILEY = re.compile(r"\s+(?:[:=]-?[)(D]|<3)+(?=\s|$)")
 _NOT_HERE = word_set(
@@ -239,6 +241,17 @@ _NOT_HERE = word_set(
 _CALLED_OFF = re.compile(
     r"^\W*(?:\w+\W+){0,3}?(?:the|our)\s+[^,.;!?]{1,40}?\b(?:trip|vacation|holiday|concert|gig|flight|show|"
     r"tour)\s+(?:is|was|got|has\s+been|'s)\s+(?:\w+\s+)?(?:cancel|called\s+off|off\b)",
+    re.IGNORECASE,
+)
+# Chat also leaves out the "I" of a few openings only the writer's life fits: "Here in Oslo it's been
+# raining all week", "The rent here in Lyon is insane", "Long week at Cisco", "Being a nurse is
+# exhausting", "Arctic Monkeys concert in April, can't wait", "Got tickets for Bjork in May".
+_IMPLIED_SELF = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:here\s+in\s|the\s+rent\s+here\s+in\s|"
+    r"(?:long|busy|hard|rough|crazy|tough|hectic|first)\s+(?:week|day|shift|month)\s+at\s|being\s+an?\s|"
+    r"(?:just\s+)?got\s+(?:tickets|back\s+from)\s)|"
+    r"^\W*(?-i:[A-Z])[\w'&.-]*(?:\s+(?-i:[A-Z])[\w'&.-]*){0,3}\s+(?:concert|gig|show)\s+"
+    r"(?:on|in|next|this|tomorrow)\b",
     re.IGNORECASE,
 )
 
@@ -330,9 +343,20 @@ _ASKED = (
         "I'm {}.",
     ),
     (
-        re.compile(r"\bwhere\s+do\s+you\s+live\s*\?|\bwhere\s+are\s+you\s+based\s*\?", re.IGNORECASE),
+        # "..., if you don't mind me asking?": a short courtesy may follow the question.
+        re.compile(
+            r"\bwhere\s+(?:do\s+you\s+live|are\s+you\s+based)\b(?:\s*,[^,.;!?]{1,40})?\s*\?", re.IGNORECASE
+        ),
         "place",
         "I live in {}.",
+    ),
+    (
+        re.compile(
+            r"\bwhat\s+do\s+you\s+do\s+(?:for\s+(?:a\s+living|work)|professionally)\b(?:\s*,[^,.;!?]{1,40})?\s*\?",
+            re.IGNORECASE,
+        ),
+        "job",
+        "I'm {}.",
     ),
     (re.compile(r"\bwhere\s+are\s+you\s+from\s*\?", re.IGNORECASE), "place", "I'm from {}."),
     (
@@ -344,10 +368,18 @@ _ASKED = (
     ),
     (re.compile(r"\bhow\s+old\s+are\s+you\s*\?", re.IGNORECASE), "age", "I'm {}."),
 )
+# A place answered in lower case ("brussels!"): the rules then take only a listed place.
+_LOWER_PLACE = re.compile(r"^\W*([a-z]+(?:[\s-][a-z]+){0,2})\W*$")
 _SHORT_ANSWER = {
     "place": re.compile(
         r"^\W*(?:(?i:in|i\s+live\s+in|i'm\s+from|from)\s+)?((?:[A-Z][^\W\d_'-]+[\s-]?){1,3}"
-        r"(?:,\s*[A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)?)\W*$"
+        r"(?:,\s*[A-Z][^\W\d_]+(?:\s[A-Z][^\W\d_]+)?)?)"
+        # how long: "Boston, for about 6 years now"
+        r"(?:,?\s*(?i:for\s+(?:about\s+|almost\s+|over\s+)?\w+\s+(?:years?|months?)(?:\s+now)?|since\s+\w+))?\W*$"
+    ),
+    # "accountant at IKEA", "I'm a nurse, at St Mary's": the title (with its article put back) and where.
+    "job": re.compile(
+        r"^\W*(?:(?i:i'm|im|i\s+am)\s+)?((?i:an?\s+)?[a-z][\w -]{1,40}?(?:,?\s+at\s+[^.!?]{1,40})?)\W*$"
     ),
     "name": re.compile(
         r"^\W*(?:(?:it's|its|i'm|im|call\s+me)\s+)?([A-Z][^\W\d_'-]+(?:\s[A-Z][^\W\d_'-]+)?)\W*$",
@@ -532,7 +564,14 @@ def _answer(text: str, turn: TurnRef, previous: TurnRef | None) -> str | None:
         if expects == "yes":
             return template.format(q.group(1)) if _YES.match(text) else None
         m = _SHORT_ANSWER[expects].match(text.strip())
-        return template.format(m.group(1).strip()) if m else None
+        if not m and expects == "place" and text == text.lower():  # "brussels!": only a listed place
+            m = _LOWER_PLACE.match(text.strip())
+        if not m:
+            return None
+        said = m.group(1).strip()
+        if expects == "job" and not re.match(r"(?i:an?)\s", said):
+            said = f"{article(said)} {said}"
+        return template.format(said.replace(", at ", " at "))
     return None
 
 
@@ -600,7 +639,7 @@ def _bounded(text: str) -> str:
 
 
 def _drafts(raw: str, at: datetime) -> list[Draft]:
-    raw = _SMILEY.sub(".", _COURTESY.sub("", raw))
+    raw = _IVE.sub("I've", _SMILEY.sub(".", _COURTESY.sub("", raw)))
     raw = _introduced_here(raw)
     pet = _PET_ANSWER.match(raw)
     if pet:
@@ -628,7 +667,11 @@ def _drafts(raw: str, at: datetime) -> list[Draft]:
     text = _ELLIPSIS.sub(r"\1I ", text)
     words = frozenset(_TOKEN.findall(text.lower()))
     # The whole sentence counts: "As a pescatarian, what can I make?" keeps only its statement.
-    if _FIRST_PERSON.isdisjoint(_TOKEN.findall(raw.lower())) and not _CALLED_OFF.match(text):
+    if (
+        _FIRST_PERSON.isdisjoint(_TOKEN.findall(raw.lower()))
+        and not _CALLED_OFF.match(text)
+        and not _IMPLIED_SELF.match(text)
+    ):
         return []
     sentence = Sentence(text, at, lower_only)
     found: list[tuple[int, int, int, Draft]] = []

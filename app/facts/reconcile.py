@@ -199,10 +199,14 @@ def _thing(subject: str) -> tuple[str, tuple[str, ...]]:
 def ends(negated: str, subject: str) -> bool:
     """Whether a negation with subject `negated` ends a fact with `subject`: the same slot, or the
     same thing liked, eaten or done ("eats:fish" ends "likes:fish" and "likes:eating fish",
-    "activity:hiking" ends "activity:hiking in mountain"), or disliked ("dislikes:x" / "avoids:x")."""
+    "activity:hiking" ends "activity:hiking in mountain"), or disliked ("dislikes:x" / "avoids:x"),
+    or a plan whose key has every word of the negated one's."""
     if negated == subject:
         return True
     (np_, n), (fp, f) = _thing(negated), _thing(subject)
+    if np_ == fp == "plan":  # "plan:woodworking class" ends "plan:start woodworking class"
+        words = set(n) - _FILLER
+        return len(words) > 1 and words <= set(f)
     family = _LIKING if np_ in _LIKING else _DISLIKING if np_ in _DISLIKING else frozenset()
     return bool(n) and fp in family and f[: len(n)] == n
 

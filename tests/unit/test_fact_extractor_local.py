@@ -281,6 +281,24 @@ IMPLICIT = [
     ("Been listening to a lot of Radiohead, I love it", [("Likes Radiohead.", "likes:radiohead")]),
     ('As a pescatarian, what can I make for a dinner party?',
      [('Is pescatarian.', 'diet')]),
+    # issue 12, round 6: openings only the writer's life fits, and what a value's change sounds like
+    ("Lisbon is home for me these days.", [("Lives in Lisbon.", "home")]),
+    ("The rent here in Dublin just went up again", [("Lives in Dublin.", "home")]),
+    ("Here in Leeds it's been freezing since Monday", [("Lives in Leeds.", "home")]),
+    ("Busy day at Deloitte, my team shipped the release.", [("Works at Deloitte.", "employer")]),
+    ("Being a paramedic means nights and weekends.", [("Works as a paramedic.", "job_title")]),
+    ("I accepted an offer from Stripe.", [("Works at Stripe.", "employer")]),
+    ("I'm seeing someone: his name is Omar.", [("Is dating Omar.", "partner")]),
+    ("My birthday was yesterday, 41 now!", [("Is 41 years old.", "age")]),
+    ("Cooking is my favourite way to relax.", [("Likes cooking.", "activity:cooking")]),
+    ("cheesecake is my guilty pleasure.", [("Likes cheesecake.", "likes:cheesecake")]),
+    ("Got tickets for Coldplay on 14 March.", [("Plans to see Coldplay on 2027-03-14.", "plan:coldplay")]),
+    ("Radiohead concert next Friday, so excited",
+     [("Plans to see Radiohead live on 2026-11-27.", "plan:radiohead")]),
+    ("I signed up for a Spanish course, it starts on January 10.",
+     [("Plans to take a Spanish course on 2027-01-10.", "plan:take spanish course")]),
+    ("ive been running for years", [("Runs.", "activity:running")]),
+    ("Just came back from cycling, I try to go twice a week.", [("Cycles.", "activity:cycling")]),
 ]  # fmt: skip
 
 
@@ -376,6 +394,9 @@ ENDINGS = [
     ("the Arctic Monkeys concert got cancelled, so annoying.", "Plans to go to Arctic Monkeys.",
      "plan:arctic monkeys"),
     ("I left Spotify last month, taking some time off.", "Works at Spotify.", "employer"),
+    ("I gave my notice at Deloitte.", "Works at Deloitte.", "employer"),
+    ("I'm not taking the pottery class after all.", "Plans to take a pottery class.", "plan:pottery class"),
+    ("I quit the piano this year.", "Plays the piano.", "activity:piano"),
 ]  # fmt: skip
 
 
@@ -682,6 +703,11 @@ NOTHING = [
     "I've been listening to a podcast.", "not a fan", "my old job at Google was fun",
     "If my job at Google ends, I'll move.", "Cooking is my native language lol",
     "I'm starting the day with coffee.",
+    # not a home, a job or a liking, though shaped like one (round 6's rules)
+    "I'm in Rome for the weekend.", "Here in Rome for a conference, any tips?", "I'm in a good place.",
+    "Being a fan is exhausting.", "Long week at the beach lol", "First day at the gym today",
+    "Things at Google are wild, according to the news.", "I got an offer from Meta but turned it down.",
+    "Ugh, being a parent is hard.", "He is my weakness.", "I'm in Paris right now.",
 ]  # fmt: skip
 
 
@@ -709,6 +735,19 @@ def test_assistant_turns_are_never_sources() -> None:
         ("Are you vegetarian?", "No", []),
         ("Where are you from?", "why do you ask", []),
         ("Do you like jazz? Also, where do you live?", "maybe", []),
+        (
+            "Where are you based, if I may ask?",
+            "Gothenburg, for about ten years now",
+            [("Lives in Gothenburg.", "home")],
+        ),
+        ("Where do you live?", "lisbon", [("Lives in Lisbon.", "home")]),
+        ("Where do you live?", "somewhere", []),
+        (
+            "What do you do for work?",
+            "software engineer at Spotify",
+            [("Works as a software engineer.", "job_title"), ("Works at Spotify.", "employer")],
+        ),
+        ("What do you do for a living?", "not much lol", []),
     ],
 )
 def test_bare_answers_read_with_the_assistants_question(

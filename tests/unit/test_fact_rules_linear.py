@@ -98,6 +98,14 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ", not Ab" * 10_000,
         "Last Friday, I went to my " * 4_000,
         "I " * 50_000,
+        # round 6 (issue 12): the openings read without "I", and the rules after a clause's words
+        "Here in " * 10_000,
+        "Long week at Ab " * 6_000,
+        "Ab Cd concert in " * 5_000,
+        "being a nurse is " * 5_000,
+        "is my favourite way to unwind " * 3_000,
+        "Got tickets for Ab on May 3 " * 3_000,
+        "I'm not doing a class after all " * 3_000,
     ],
     ids=[
         "spaces",
@@ -110,6 +118,13 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "not-list",
         "told",
         "subjects",
+        "here-in",
+        "week-at",
+        "concert",
+        "being-a",
+        "liked-before",
+        "tickets",
+        "after-all",
     ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:

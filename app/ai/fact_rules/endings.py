@@ -17,8 +17,17 @@ from app.ai.fact_rules.health import b_allergic_to
 from app.ai.fact_rules.location import b_place
 from app.ai.fact_rules.names import EMPLOYERS, organisation, person_name, place
 from app.ai.fact_rules.occupation import b_retired, employer_fact, job_fact, job_title
-from app.ai.fact_rules.phrases import article, date_in, ends, objects, past_day, third_person, without
-from app.ai.fact_rules.plans_events import proper_key
+from app.ai.fact_rules.phrases import (
+    article,
+    date_in,
+    ends,
+    objects,
+    past_day,
+    slot_key,
+    third_person,
+    without,
+)
+from app.ai.fact_rules.plans_events import STUDIES, proper_key
 from app.ai.fact_rules.preferences import (
     HABIT,
     HABIT_GERUND,
@@ -77,6 +86,11 @@ def _b_left_employer(m: re.Match[str], s: Sentence) -> list[Draft]:
         return b_retired(m, s) if verb.startswith("retired") else []
     out = [employer_fact(org, negated=True, when=ended_on(m, s))]
     return out + (b_retired(m, s) if verb.startswith("retired") else [])
+
+
+def _b_gave_notice(m: re.Match[str], s: Sentence) -> list[Draft]:
+    org = organisation(s.tail(m.end()), s)
+    return [employer_fact(org, negated=True, when=ended_on(m, s))] if org else []
 
 
 def _b_left_job(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -197,7 +211,8 @@ def _b_gave_up_activity(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not obj or _FOR_NOW.match(tail) or re.search(r"\bstill\b", tail, re.IGNORECASE):
         return []
     words = obj.group(1).split()
-    for n in (len(words), 1):  # "table tennis", else the first word: "volleyball this year"
+    # "table tennis", "the piano (this year)", else the first word: "volleyball (this year)"
+    for n in dict.fromkeys((len(words), len(words) - 1, 1)):
         phrase = " ".join(words[:n])
         key = activity_key(phrase)
         if key and (n > 1 or not phrase.lower().startswith("the ")):
@@ -256,6 +271,19 @@ def _b_plan_cancelled(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [fact(f"plan:{key}", f"Plans to go to {key.title()}", negated=True)]
 
 
+_COURSE = re.compile(rf"\s*(?:an?|the|my)\s+((?:[\w-]+\s+){{0,2}}?(?:{STUDIES}))\b", re.IGNORECASE)
+
+
+def _b_course_dropped(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """The plan keyed by the course's words ends (reconciliation ends every plan whose key has
+    them all: "plan:start woodworking class" by "plan:woodworking class")."""
+    course = _COURSE.match(s.tail(m.end()))
+    if not course:
+        return []
+    what = course.group(1)
+    return [fact(f"plan:{slot_key(what)}", f"Plans to take {article(what)} {what}", negated=True)]
+
+
 def _b_left_known_employer(m: re.Match[str], s: Sentence) -> list[Draft]:
     """ "I left Spotify last month", "I left SAP and joined Maersk": "left" with a place, a party or a
     window as easily ("I left Paris", "I left Google Maps open"), so only a well-known employer, or one
@@ -295,6 +323,11 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
      r"\bi(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|recently|finally|officially)\s+){0,2}(?P<v>quit|left|"
      r"resigned\s+from|retired\s+from)"
      r"\s+(?P<job>my\s+(?:job|position|role|post)\s+(?:at|with)\s+)?"),
+    # "I handed in my notice at Shopify", "I gave my notice to Bosch": the job ends.
+    ("notice", "notice resignation", _b_gave_notice,
+     r"\bi(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|finally|officially|already)\s+)?(?:handed\s+in|gave|given|put\s+in|"
+     r"turned\s+in|submitted|hand\s+in)\s+(?:my|in\s+my)\s+(?:two\s+weeks'?\s+)?(?:notice|resignation)\s+"
+     r"(?:at|to|with)\s+"),
     ("fired", "fired laid let sacked redundant", _b_left_employer,
      r"\bi\s+(?:got|was|have\s+been|'ve\s+been|just\s+got)\s+(?:fired|laid\s+off|let\s+go|sacked|"
      r"made\s+redundant)"
@@ -374,6 +407,11 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
      r"\b(?:the|my|our)\s+(?P<what>(?:[^\W\d_][\w'-]*\s+){1,3}?)(?:trip|vacation|holiday|visit|concert|gig|"
      r"show|flight|tour)\s+(?:is|was|got|has\s+been|'s)\s+(?:(?:now|just|officially)\s+)?(?:cancel(?:l?ed)|"
      r"called\s+off|off)\b"),
+    # "I'm not doing the pottery class after all", "I dropped out of my Spanish course": a course ends.
+    ("course_dropped", "after dropped", _b_course_dropped,
+     rf"{IM}\s+not\s+(?:doing|taking|starting)\s+(?=[^,.;!?]*\bafter\s+all\b)|"
+     r"\bi(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|finally|already)\s+)?(?:dropped\s+out\s+of|quit|cancell?ed)\s+"
+     r"(?=(?:an?|the|my)\s+)"),
     ("left_employer", "left", _b_left_known_employer,
      r"\bi(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|recently|finally|officially)\s+){0,2}left\s+"),
 ))  # fmt: skip

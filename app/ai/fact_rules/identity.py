@@ -195,6 +195,10 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
      r"\bas\s+an?\s+(?P<n>[0-9]{1,3})[-\s]?(?:years?|yrs?)[-\s]?old\s*,?\s+(?=(?:i|i'm|im|i've)\b)"),
     ("guess_age", "guess", _b_age,
      r"\bguess\s+who'?s\s+(?P<n>[0-9]{1,3})(?:\s+(?:years\s+old\s+)?today)?\s*[,!.]*\s*(?:it's\s+)?me\b"),
+    # "It was my birthday this week, 33 now haha": the age it brought.
+    ("birthday_age", "birthday", _b_age,
+     r"\bmy\s+birthday\s+(?:was\s+)?(?:(?:this|last)\s+(?:week|weekend)|yesterday|today|on\s+\w+)\s*[,!.]*\s*"
+     r"(?:(?:i'm|im|i\s+am|so)\s+)?(?P<n>[0-9]{1,3})\s+(?:now|today)\b", "unanchored"),
     ("birthday", "birthday", _b_birthday, r"\bmy\s+birthday\s*(?:is|'s)\s+"),
     ("born", "born", _b_born, r"\bi\s+was\s+born\b"),
     ("nationality", "i im", _b_nationality,

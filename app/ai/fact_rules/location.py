@@ -60,9 +60,46 @@ def _b_is_home(m: re.Match[str], s: Sentence) -> list[Draft]:
     start = s.clause_start(m.start())
     before = s.text[start : m.start()].strip()
     where = place(before, s)
-    if not where or where != before or where.lower() in FAMILY or where.lower() in NAME_STOP:
+    if not where or where.casefold() != before.casefold():
+        return []
+    if where.lower() in FAMILY or where.lower() in NAME_STOP:
         return []
     if where.lower() not in PLACES and not _MOVE_WORDS.search(s.text):
+        return []
+    return [fact("home", f"Lives in {where}")]
+
+
+_VISITING = re.compile(
+    r"\b(?:trip|visit(?:ing)?|holiday|vacation|conference|hotel|staying|tourists?|business|weekend|"
+    r"for\s+(?:a|the|two|three|few|couple)\b|just\s+(?:arrived|landed))",
+    re.IGNORECASE,
+)
+
+
+def _b_here_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Here in Oslo it's been raining all week", not "here in Rome for the weekend"."""
+    if _VISITING.search(s.text):
+        return []
+    where = place(s.tail(m.end()), s)
+    return [fact("home", f"Lives in {where}")] if where else []
+
+
+_NOW_ONLY = re.compile(
+    r"\b(?:today|tonight|tomorrow|now|right\s+now|at\s+the\s+moment|this\s+\w+|until|till|for\s+\w+|"
+    r"until|again|already|yet|currently)\b",
+    re.IGNORECASE,
+)
+
+
+def _b_im_in(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I'm in Rotterdam." with nothing after the place in its clause but a filler: home. Not "I'm
+    in Rome for the weekend", "I'm in Paris right now", "I'm in love", nor on a trip."""
+    tail = s.tail(m.end())
+    where = place(tail, s)
+    if where is None or _VISITING.search(s.text) or _NOW_ONLY.search(s.text):
+        return []
+    rest = tail[tail.find(where) + len(where) :]
+    if not re.fullmatch(r"\s*(?:(?:tbh|lol|haha+|btw|ha)\b\s*)*[.!]*\s*", rest, re.IGNORECASE):
         return []
     return [fact("home", f"Lives in {where}")]
 
@@ -85,8 +122,17 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
      r"\b(?:i|we)(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|finally|now|recently)\s+){0,2}settled\s+(?:in(?:to)?\s+)?"
      r"(?:(?:my|our|a|the)\s+(?:new\s+)?(?:flat|apartment|house|place|home|condo)\s+)?in\s+"),
     ("is_home", "home", _b_is_home,
-     r"\b(?:is|'s)\s+(?:(?:my|our)\s+(?:new\s+)?home|(?:my|our)?\s*(?:new\s+)?home\s+now)\b(?!\s+(?:to|of|for)\b)",
+     r"\b(?:is|'s)\s+(?:(?:(?:my|our)\s+(?:new\s+)?home|(?:my|our)?\s*(?:new\s+)?home\s+now)\b(?!\s+(?:to|of|for)\b)|"
+     r"home\s+(?:(?:for|to)\s+(?:me|us)|now)\b)",
      "unanchored"),
+    # "The rent here in Lyon is insane": what one pays where one lives.
+    ("rent_here", "rent rents", b_place("Lives in {}", "home"),
+     r"\b(?:my|our|the)\s+(?:rent|rents)\s+(?:here\s+)?in\s+(?=[^.;!?]*\b(?:is|are|went|keeps|just)\b)",
+     "unanchored"),
+    # "I'm in Rotterdam, if that matters": where one is, said for nothing else (no trip, no time).
+    ("im_in", "in", _b_im_in, rf"{IM}\s+(?:(?:currently|also)\s+)?(?:based\s+)?in\s+"),
+    # "Here in Oslo it's been raining all week": the writer is there, and not on a trip.
+    ("here_in", "here", _b_here_in, r"^\W*(?:(?:so|well|ugh|btw|also|ok|lol)\W+){0,2}here\s+in\s+"),
     ("from", "from", b_place("Is from {}", "origin"),
      rf"{IM}\s+(?:(?:originally|actually|also)\s+)?from\s+|\bi\s+(?:originally\s+|"
      rf"actually\s+)?come\s+from\s+"),

@@ -141,10 +141,68 @@ def _b_at_org_now(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not org or not _JOB_CONTEXT.search(s.text):
         return []
     if not re.match(
-        r"\s*(?:now|these\s+days)?\s*(?:$|[,.;!])", tail[tail.find(org) + len(org) :], re.IGNORECASE
+        r"\s*(?:now|these\s+days)?(?:\s+(?:haha+|lol|tbh|lmao|btw))?\s*(?:$|[,.;!])",
+        tail[tail.find(org) + len(org) :],
+        re.IGNORECASE,
     ):
         return []
     return [employer_fact(org)]
+
+
+def _b_week_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Long week at Cisco", "busy day at the hospital", "first week at Bosch done": where one spends
+    working weeks. A name of a well-known employer or a sentence about work ("at work", "my team",
+    "being a nurse"); a first week only at an employer."""
+    org = organisation(s.tail(m.end()), s)
+    if not org or (org.lower() not in EMPLOYERS and not _WORK_TALK.search(s.text)):
+        return []
+    return [employer_fact(org)]
+
+
+def _b_things_at(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Things at Adobe are hectic right now, we have a big launch at work": only when the sentence
+    says the writer works there (at work, our launch, my team)."""
+    tail = s.tail(m.end())
+    org = organisation(tail, s)
+    if not org or not _WORK_TALK.search(s.text):
+        return []
+    rest = tail[tail.find(org) + len(org) :]
+    if not re.match(r"\s*(?:are|'re|have\s+been|got|were)\b", rest, re.IGNORECASE):
+        return []
+    return [employer_fact(org)]
+
+
+def _b_offer_from(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I got an offer from Novartis and took it", "I accepted an offer from Bosch": the new employer."""
+    tail = s.tail(m.end())
+    org = organisation(tail, s)
+    if not org:
+        return []
+    rest = tail[tail.find(org) + len(org) :]
+    if not (m.group("took") or re.match(r"\s*(?:,\s*)?and\s+(?:i\s+)?(?:took|accepted)\s+it\b", rest, re.I)):
+        return []
+    return [employer_fact(org)]
+
+
+def _b_being_a(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Being a nurse is exhausting some days": said of one's own job, with nothing before it."""
+    tail = s.tail(m.end())
+    verb = _BEING_VERB.search(tail)
+    title = tail[: verb.start()] if verb else ""
+    found = job_title(title, free=False) if title else None
+    if not found or found[1] != len(title.rstrip()):
+        return []
+    return [job_fact(found[0], m.group("det").lower())]
+
+
+_BEING_VERB = re.compile(r"\s+(?:is|has|can\s+be|means|isn't)\b", re.IGNORECASE)
+
+
+_WORK_TALK = re.compile(
+    r"\b(?:at\s+work|(?:my|our)\s+(?:team|boss|manager|shift|launch|project|office|clients?)|"
+    r"we\s+have\s+(?:a\s+)?(?:big\s+)?(?:launch|deadline|release)|being\s+an?\s+\w+)",
+    re.IGNORECASE,
+)
 
 
 def _b_work_at(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -294,4 +352,13 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
     ("joined", "joined", _b_joined,
      r"\bi(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|recently|finally|officially)\s+){0,2}joined\s+"),
     ("at_org_now", "now", _b_at_org_now, rf"{IM}\s+(?:now\s+)?(?:at|with)\s+(?=[^.;!?]*\bnow\b)"),
+    ("week_at", "week day shift month", _b_week_at,
+     r"^\W*(?:(?:so|ugh|phew|what\s+a|another|such\s+a)\W+){0,2}(?:long|busy|hard|rough|crazy|tough|hectic|first)\s+"
+     r"(?:week|day|shift|month)\s+at\s+"),
+    ("things_at", "things", _b_things_at, r"^\W*(?:(?:so|ugh|also|btw|well)\W+){0,2}things\s+at\s+"),
+    ("offer_from", "offer", _b_offer_from,
+     r"\bi(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|finally|recently)\s+)?(?:got|received|had|(?P<took>accepted|took))\s+"
+     r"(?:an?|the|their)\s+(?:job\s+)?offer\s+(?:from|at)\s+"),
+    ("being_a", "being", _b_being_a,
+     r"(?:^\W*(?:(?:honestly|tbh|ugh|so)\W+){0,2}|,\s*)being\s+(?P<det>an?)\s+", "unanchored"),
 ))  # fmt: skip

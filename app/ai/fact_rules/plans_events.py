@@ -111,7 +111,7 @@ _VENTURES = alternation(
 )
 
 
-_STUDIES = (
+STUDIES = (
     r"course|degree|program|programme|phd|master's|masters|school|university|college|uni|internship|class|"
     r"workshop|lessons|bootcamp|apprenticeship|training"
 )
@@ -148,8 +148,8 @@ _PLAN_OBJECTS: dict[str, tuple[str, bool]] = {
     **dict.fromkeys(
         ("start", "begin"),
         (
-            rf"{_A}(?:new\s+)?(?:job|{_VENTURES}|{_STUDIES})\b|(?:learning|studying|training)\b|"
-            rf"(?:[\w-]+\s+){{0,2}}?(?:{_STUDIES})\b",
+            rf"{_A}(?:new\s+)?(?:job|{_VENTURES}|{STUDIES})\b|(?:learning|studying|training)\b|"
+            rf"(?:[\w-]+\s+){{0,2}}?(?:{STUDIES})\b",
             True,
         ),
     ),
@@ -173,6 +173,8 @@ _PLAN_OBJECTS: dict[str, tuple[str, bool]] = {
         False,
     ),
     "propose": (r"(?:to\s+\S|$)", False),
+    # "see Bjork live in May": a show or someone named, with its date.
+    "see": (r"(?:the\s+)?[A-Z]", True),
     "renovate": (r"their\s+\w+", False),
 }
 
@@ -258,7 +260,7 @@ _EVENT_OBJECTS = {
     "won": rf"{_A}(?:award|prize|competition|tournament|race|medal|championship|lottery|scholarship|grant|"
     r"contest|"
     r"election|title|cup)\b",
-    "started": rf"{_A}(?:new\s+)?(?:job|{_VENTURES}|{_STUDIES})\b|(?:learning|studying|training)\b",
+    "started": rf"{_A}(?:new\s+)?(?:job|{_VENTURES}|{STUDIES})\b|(?:learning|studying|training)\b",
     "climbed": r"(?:the\s+)?[A-Z]|(?:an?|the)\s+(?:mountain|volcano)\b",
     "celebrated": rf"{_A}(?:birthday|anniversary|graduation|retirement|engagement)\b",
     "opened": rf"{_A}(?:{_VENTURES})\b",
@@ -298,7 +300,50 @@ def _b_event(m: re.Match[str], s: Sentence) -> list[Draft]:
 _EVENT_NOUN = alternation(EVENT_NOUNS)
 
 
+def _future(s: Sentence) -> StatedDate | None:
+    """The first date ahead stated anywhere in the sentence ("I signed up for X, the first session is
+    on May 3")."""
+    return next((d for d in s.dates("future") if d.day >= s.at.date()), None)
+
+
+def _b_tickets(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Got tickets for Bjork in May", "I bought tickets to see Muse on June 3": seeing them, then."""
+    d = _future(s)
+    run = None if s.lower_only or d is None else _PROPER_RUN.match(s.tail(m.end()).lstrip())
+    if run is None or run.group().split()[0].lower() in _NOT_PROPER:
+        return []
+    return [plan_fact(f"see {run.group()}", d)]
+
+
+def _b_show_when(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Arctic Monkeys concert in April, can't wait": a dated show, told without "I"."""
+    d = _future(s)
+    name = m.group("x")
+    if d is None or name.split()[0].lower() in _NOT_PROPER:
+        return []
+    return [plan_fact(f"see {name} live", d)]
+
+
+def _b_signed_up(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "I signed up for a pottery class, the first session is on May 3": taking it, from then."""
+    tail = s.tail(m.end())
+    course = re.match(rf"\s*((?:an?|the|my)\s+)?((?:[\w-]+\s+){{0,2}}?(?:{STUDIES}))\b", tail, re.IGNORECASE)
+    d = _future(s)
+    if not course:
+        return []
+    return [plan_fact(f"take {article(course.group(2))} {course.group(2)}", d)]
+
+
 RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
+    ("tickets", "tickets", _b_tickets,
+     r"\b(?:i\s+|we\s+)?(?:(?:just|finally)\s+)?(?:got|bought|have|grabbed|scored)\s+tickets\s+(?:for|to)\s+"
+     r"(?:see\s+)?(?:the\s+)?"),
+    ("show_when", "concert gig show", _b_show_when,
+     r"^\W*(?P<x>(?-i:[A-Z])[\w'&.-]*(?:\s+(?-i:[A-Z])[\w'&.-]*){0,3})\s+(?:concert|gig|show)\s+"
+     r"(?=on|in|next|this|tomorrow)"),
+    ("signed_up", "signed registered enrolled", _b_signed_up,
+     r"\b(?:i|we)(?:\s*'\s*ve|\s+have)?\s+(?:(?:just|finally|also)\s+)?(?:signed\s+up|registered|enrolled)\s+"
+     r"(?:for|in)\s+"),
     ("plan", "planning plan intend intending decided goal resolution", _b_plan,
      r"\b(?:i|we)\s*(?:'\s*m|\s+am|'\s*re|\s+are)?\s+(?:(?:also|still|now|really|seriously)\s+)?(?:planning|"
      r"plan|"

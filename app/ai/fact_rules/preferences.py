@@ -141,7 +141,7 @@ def _b_favourite(m: re.Match[str], s: Sentence) -> list[Draft]:
         cat, thing = m.group("cat2"), trim(s.text[start : m.start()])
         if not checked(thing, 4) or thing.split()[0].lower() in NAME_STOP - {"the"}:
             return []
-        if start == 0 and thing.split()[0].lower() in COMMON_NOUNS:  # "Sushi is ...": only first
+        if start == 0 and thing.split()[0].lower() in COMMON_NOUNS | MEATS:  # "Sushi is ...": only first
             thing = thing[:1].lower() + thing[1:]
     if thing is None:
         return []
@@ -151,7 +151,21 @@ def _b_favourite(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not checked(cat, 3) or cat.split()[-1] in _NOT_CATEGORIES:
         return []
     word = "Favorite" if "favor" in m.group("fav").lower() else "Favourite"
-    return [fact(f"favorite:{slot_key(cat)}", f"{word} {cat} is {thing}", about=f"{cat} {thing}")]
+    last = singular(thing.split()[-1].lower())
+    # A meat dish as the favourite food is a liking of it, the subject that giving up meat ends.
+    meat = slot_key(cat) in ("food", "dish", "meal") and (last in MEATS or f"{last}s" in MEATS)
+    subject = f"likes:{slot_key(last)}" if meat else f"favorite:{slot_key(cat)}"
+    return [fact(subject, f"{word} {cat} is {thing}", about=f"{cat} {thing}")]
+
+
+def _b_liked_before(m: re.Match[str], s: Sentence) -> list[Draft]:
+    start = s.clause_start(m.start())
+    thing = trim(s.text[start : m.start()])
+    if not checked(thing, 4) or thing.split()[0].lower() in NAME_STOP - {"the"}:
+        return []
+    if start == 0 and thing.split()[0].lower() in COMMON_NOUNS | GERUNDS.keys():  # sentence case
+        thing = thing[:1].lower() + thing[1:]
+    return prefs([thing])
 
 
 _FREQUENCY = re.compile(
@@ -304,6 +318,16 @@ def _b_been_doing(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [draft] if draft else []
 
 
+def _b_back_from(m: re.Match[str], s: Sentence) -> list[Draft]:
+    """ "Just got back from hiking, I try to go every Sunday": a habit when the sentence says how often."""
+    if not _FREQUENCY.search(s.text):
+        return []
+    verb = GERUNDS.get(m.group("g").lower(), "")
+    obj = habit_object(s.tail(m.end()), s, m.end())
+    draft = habit_fact(verb, obj or "") if verb and obj is not None else None
+    return [draft] if draft else []
+
+
 def _b_smoker(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [fact("activity:smoking", "Smokes", topics=("habits", "health"))]
 
@@ -324,6 +348,11 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
      r"[^\W\d_][\w'-]*(?:\s+(?!ever\b|of\b)[^\W\d_][\w'-]*)?))?(?=\s*(?:$|[,.;!)]|\b(?:and|but|because|ever|"
      r"of\s+all\s+time)\b))",
      "unanchored"),
+    # "Playing football is my favourite way to unwind", "ribs are my weakness": a liking, put after it.
+    ("liked_before", "favourite favorite fave fav weakness guilty", _b_liked_before,
+     rf"\b(?:is|are)\s+(?:(?:totally|definitely|honestly)\s+)?my\s+(?:(?:{FAV}\s+(?:way\s+to\s+(?:unwind|relax|"
+     r"de-?stress|chill(?:\s+out)?|switch\s+off|spend\s+(?:a|my)\s+\w+)|hobby|pastime|thing\s+to\s+do))|"
+     r"(?:biggest\s+|one\s+)?weakness|guilty\s+pleasure)\b", "unanchored"),
     ("like", "like love enjoy adore prefer dig", _b_like,
      rf"\bi\s+{LIKE_ADV}(?P<v>like|love|enjoy|adore|prefer|dig)\s+"),
     ("fan_of", "fan lover into obsessed passionate crazy keen", _b_fan,
@@ -350,6 +379,8 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
     ("not_for_me", "me", _b_not_for_me,
      r"\b(?:just\s+|really\s+|definitely\s+)?(?:isn't|is\s+not|aren't|are\s+not)\s+(?:really\s+|just\s+)?"
      r"(?:for\s+me|my\s+thing|my\s+cup\s+of\s+tea)\b", "unanchored"),
+    ("back_from", "back", _b_back_from,
+     rf"\b(?:i(?:\s*'\s*ve|\s+have)?\s+)?(?:just\s+)?(?:got|came|come)\s+back\s+from\s+(?P<g>{HABIT_GERUND})\b"),
     ("been_doing", "been", _b_been_doing,
      rf"{IVE}\s+been\s+(?P<g>{HABIT_GERUND}|playing|doing|going)\b"),
     ("habit", " ".join(HABIT_VERBS) + " out", _b_habit,

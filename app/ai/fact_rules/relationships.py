@@ -168,6 +168,11 @@ def _b_partner(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [fact("partner", f"{verb} {name}", when=past_day(m, s) if m.group("st") is None else None)]
 
 
+def _b_seeing_someone(m: re.Match[str], s: Sentence) -> list[Draft]:
+    name = person_name(s.text[m.end() :], max_words=1)
+    return [fact("partner", f"Is dating {name}")] if name else []
+
+
 def _b_status(m: re.Match[str], s: Sentence) -> list[Draft]:
     st = " ".join((m.group("st") or m.group("st2")).lower().split())
     content = "Is in a relationship" if st.startswith("in a") else f"Is {st}"
@@ -198,6 +203,10 @@ RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
      rf"seeing|"
      r"in\s+a\s+relationship\s+with|going\s+out\s+with)\s+|\b(?:i|we)\s+(?:(?:just|recently|finally)\s+)?"
      r"(?:got\s+(?P<st2>married|engaged)\s+to|(?P<st3>married)(?=\s+[A-Z]))\s+"),
+    # "I'm seeing someone new now, Julia", "I've started seeing someone, her name is Ines".
+    ("seeing_someone", "seeing dating", _b_seeing_someone,
+     rf"(?:{BE}\s+(?:now\s+)?|\bi(?:\s*'\s*ve|\s+have)?\s+(?:just\s+)?started\s+)(?:seeing|dating)\s+"
+     r"someone(?:\s+new)?(?:\s+now)?\s*[,:]\s*(?:(?:her|his|their)\s+name\s+is\s+|(?:it's|its)\s+)?"),
     ("status", "married single engaged divorced widowed separated relationship", _b_status,
      rf"{BE}\s+(?:(?:happily|recently|newly|currently|now|still|also|finally)\s+)?(?P<st>married|single|"
      rf"engaged|"
