@@ -708,6 +708,9 @@ NOTHING = [
     "Being a fan is exhausting.", "Long week at the beach lol", "First day at the gym today",
     "Things at Google are wild, according to the news.", "I got an offer from Meta but turned it down.",
     "Ugh, being a parent is hard.", "He is my weakness.", "I'm in Paris right now.",
+    # a job that ended, a liking of "my" something, a reaction to what was shown
+    "Since I lost my job at Door Dash, things have been tough.", "I love running my own studio.",
+    "Wow, I love the colors!",
 ]  # fmt: skip
 
 

@@ -65,7 +65,9 @@ _SOMEONE = re.compile(
     r"\b(?:he|she|him|her|they|them|their|theirs|it\s+(?:and|but|so)\b|into\s+it)\b", re.IGNORECASE
 )
 _POINTING = re.compile(
-    r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b)[a-z]|'em\b|\bhere'?s\b", re.IGNORECASE
+    r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b)[a-z]|'em\b|\bhere'?s\b|"
+    r"\bthose\b|\bthese\b(?!\s+days\b)",  # "I'm obsessed with those": what is shown
+    re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"\b(?:today|yesterday|(?:last|this|next)\s+\w+)\b", re.IGNORECASE)
 _DATED = re.compile(r"\([0-9]{4}-[0-9]{2}-[0-9]{2}\)|\((?:week|weekend) of ")

@@ -129,9 +129,19 @@ def _b_joined(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def _b_my_job_at(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "my job at Atlassian keeps me busy": the job they have (not "my old / last job at X")."""
+    """ "my job at Atlassian keeps me busy": the job they have (not "my old / last job at X", nor the
+    job "I lost my job at X" or "since I quit my job at X" speaks of: that one ended)."""
+    if _JOB_GONE.search(s.text[max(0, m.start() - 40) : m.start()]):
+        return []
     org = organisation(s.tail(m.end()), s)
     return [employer_fact(org)] if org else []
+
+
+_JOB_GONE = re.compile(
+    r"\b(?:lost|lose|losing|quit|quitting|left|leaving|leave|miss|missed|hated|hate|about|after|since|"
+    r"from|fired\s+from|laid\s+off\s+from)\s*$",
+    re.IGNORECASE,
+)
 
 
 def _b_at_org_now(m: re.Match[str], s: Sentence) -> list[Draft]:

@@ -325,11 +325,11 @@ def _b_show_when(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def _b_signed_up(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "I signed up for a pottery class, the first session is on May 3": taking it, from then."""
+    """ "I signed up for a pottery class, the first session is on May 3": taking it, then."""
     tail = s.tail(m.end())
     course = re.match(rf"\s*((?:an?|the|my)\s+)?((?:[\w-]+\s+){{0,2}}?(?:{STUDIES}))\b", tail, re.IGNORECASE)
     d = _future(s)
-    if not course:
+    if not course or d is None:  # undated, it is told as what was done ("signed up yesterday")
         return []
     return [plan_fact(f"take {article(course.group(2))} {course.group(2)}", d)]
 

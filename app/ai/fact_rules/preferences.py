@@ -80,7 +80,7 @@ def prefs(
     out = []
     for item in items:
         thing = _liked(item)
-        if thing:
+        if thing and not _OWN.search(thing):  # "Likes running my own studio" says "my" of nobody
             activity = None if dislike else activity_key(thing)
             last = singular(thing.split()[-1].lower())
             # "a good steak" -> likes:steak, the subject that giving up meat ends
@@ -90,6 +90,7 @@ def prefs(
     return out
 
 
+_OWN = re.compile(r"\b(?:my|me|mine|myself|our|ours|us|i)\b", re.IGNORECASE)
 _SARCASM_LEAD = re.compile(r"\b(?:oh|just|sure|yeah|wow|great|totally|sooo+|so+\s+much)\b", re.IGNORECASE)
 
 
@@ -105,7 +106,17 @@ def _b_like(m: re.Match[str], s: Sentence) -> list[Draft]:
     items = objects(tail, max_words=5)
     if any(i.lower() in GRIPES or i.lower().startswith(("being ", "getting ")) for i in items):
         return []
+    # "I love the colors", "I love the self-acceptance theme": a reaction to what was just shown,
+    # not a taste; a liking of "the" one thing holds only for a few things everyone knows.
+    items = [i for i in items if not _SHOWN.match(i)]
     return prefs(items, verb="Prefers" if verb.lower() == "prefer" else "Likes")
+
+
+_SHOWN = re.compile(
+    r"(?i:the|that|this|your|those|these)\s+(?!(?i:beach|sea|ocean|outdoors|countryside|mountains|city|"
+    r"snow|rain|sun|summer|winter|autumn|fall|spring|night|morning|gym|theatre|theater|cinema|movies|"
+    r"opera|ballet|piano|guitar|violin|drums|cello|flute|saxophone)\b)(?![A-Z])"
+)
 
 
 def _b_fan(m: re.Match[str], s: Sentence) -> list[Draft]:
