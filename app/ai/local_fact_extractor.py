@@ -134,11 +134,33 @@ a nurse / a huge jazz fan"; "As a nurse, I ..." -> "Works as a nurse."; a bare "
 called Biscuit" -> "I have a rabbit called Biscuit"; "I listen to X all day / a lot", "I could eat
 X every day" -> "Likes X."; "X (just) isn't for me / my thing" (a bare noun or gerund) -> "Dislikes
 X."; "I booked a trip / flights to Peru in April" -> "Plans a trip to Peru in April 2027."
-[plan:peru]. A courtesy ("..., if that helps") is no condition, and a smiley ends a sentence.
+[plan:peru]. A courtesy ("..., if that helps (for the recommendation)") is no condition, and a
+smiley ends a sentence. "ive" is read as "I've".
+
+Said in passing, without "I" or of one's life around it (issue 12, round 6): "X is home for me",
+"the rent here in X is ...", "Here in X it's been raining" (no trip, visit or weekend in it), "I'm
+in X" with nothing after the place -> "Lives in X." | "Long / busy / first week at X", "Things at X
+are hectic, we have a big launch at work" (the sentence speaks of work) -> "Works at X." | "Being a
+nurse is exhausting" -> "Works as a nurse." | "I got an offer from X and took it", "I accepted an
+offer from X" -> "Works at X." | "I'm seeing someone (new), Julia" / "her name is Julia" -> "Is
+dating Julia." [partner] | "It was my birthday this week, 33 now" -> "Is 33 years old." | "Hiking
+is my favourite way to unwind", "ribs are my weakness / guilty pleasure" -> "Likes hiking." | "Got
+back from hiking, I try to go every Sunday" (how often, said) -> "Hikes." | "Got tickets for Bjork
+in May", "Arctic Monkeys concert in April", "I'm going to see Bjork live in May" -> "Plans to see
+Bjork ..." [plan:bjork] | "I signed up for a pottery class, the first session is on May 3" (dated)
+-> "Plans to take a pottery class on ..." | "Steak is my favourite food" is a liking of steak
+[likes:steak], which going vegetarian ends. Endings: "I handed in my notice at X" -> "Works at X."
+[employer]; "I'm not doing the pottery class after all", "I dropped out of the course" -> "Plans to
+take a pottery class." [plan:pottery class], which ends every plan whose key has those words.
+Not read: "my job at X" after "lost / quit / left / since", a liking of "my" something ("I love
+running my own studio") or of "the / that / your" one thing (a reaction to what was just shown:
+"I love the colors"; the beach, the mountains, the piano and the like excepted).
 
 A bare answer to the assistant's last question counts as the statement it stands for: "Are you
-vegetarian / married ...?" + "yes"; "Where do you live / are you from?" + "Lisbon"; "What's your
-name?" + "Sam"; "How old are you?" + "42".
+vegetarian / married ...?" + "yes"; "Where do you live / are you from?" (a short courtesy may
+follow: ", if you don't mind me asking?") + "Lisbon" / "Boston, for about 6 years now" / a listed
+place in lower case; "What's your name?" + "Sam"; "How old are you?" + "42"; "What do you do for a
+living / for work?" + "accountant at IKEA" -> "I'm an accountant at IKEA.".
 
 Deliberately skipped: questions (a "?" or a leading question word; a statement before a closing
 question is kept: "I'm vegetarian, any ideas?"); conditionals, wishes and hedges ("if", "would",

@@ -219,6 +219,7 @@ def settle(facts: dict[str | None, SpeakerFacts], p: Plan) -> tuple[dict[str | N
     a restored fact is current again unless a newer fact leaves it no room (`reconcile.displaces`),
     in which case it holds until that one began."""
     gone = {f.fact_id for f in p.lost}
+    changed = frozenset(p.changed)
     out: dict[str | None, SpeakerFacts] = {}
     for speaker, mine in facts.items():
         current = [
@@ -226,7 +227,7 @@ def settle(facts: dict[str | None, SpeakerFacts], p: Plan) -> tuple[dict[str | N
             for c in mine.current
             if c.fact_id not in gone
         ]
-        known = [replace(k, source_message_ids=k.source_message_ids - p.changed.keys()) for k in mine.known]
+        known = [replace(k, source_message_ids=k.source_message_ids - changed) for k in mine.known]
         out[speaker] = SpeakerFacts(current=current, known=known)
     restored: list[Restored] = []
     for r in p.restored:
