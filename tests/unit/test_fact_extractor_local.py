@@ -397,6 +397,7 @@ ENDINGS = [
     ("I gave my notice at Deloitte.", "Works at Deloitte.", "employer"),
     ("I'm not taking the pottery class after all.", "Plans to take a pottery class.", "plan:pottery class"),
     ("I quit the piano this year.", "Plays the piano.", "activity:piano"),
+    ("I'm not doing salsa lessons after all.", "Plans to take salsa lessons.", "plan:salsa lesson"),
 ]  # fmt: skip
 
 

@@ -27,7 +27,7 @@ from app.ai.fact_rules.phrases import (
     third_person,
     without,
 )
-from app.ai.fact_rules.plans_events import STUDIES, proper_key
+from app.ai.fact_rules.plans_events import STUDIES, course_phrase, proper_key
 from app.ai.fact_rules.preferences import (
     HABIT,
     HABIT_GERUND,
@@ -271,7 +271,7 @@ def _b_plan_cancelled(m: re.Match[str], s: Sentence) -> list[Draft]:
     return [fact(f"plan:{key}", f"Plans to go to {key.title()}", negated=True)]
 
 
-_COURSE = re.compile(rf"\s*(?:an?|the|my)\s+((?:[\w-]+\s+){{0,2}}?(?:{STUDIES}))\b", re.IGNORECASE)
+_COURSE = re.compile(rf"\s*(?:(?:an?|the|my)\s+)?((?:[\w-]+\s+){{0,2}}?(?:{STUDIES}))\b", re.IGNORECASE)
 
 
 def _b_course_dropped(m: re.Match[str], s: Sentence) -> list[Draft]:
@@ -281,7 +281,7 @@ def _b_course_dropped(m: re.Match[str], s: Sentence) -> list[Draft]:
     if not course:
         return []
     what = course.group(1)
-    return [fact(f"plan:{slot_key(what)}", f"Plans to take {article(what)} {what}", negated=True)]
+    return [fact(f"plan:{slot_key(what)}", f"Plans to take {course_phrase(what)}", negated=True)]
 
 
 def _b_left_known_employer(m: re.Match[str], s: Sentence) -> list[Draft]:

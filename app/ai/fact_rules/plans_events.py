@@ -331,7 +331,13 @@ def _b_signed_up(m: re.Match[str], s: Sentence) -> list[Draft]:
     d = _future(s)
     if not course or d is None:  # undated, it is told as what was done ("signed up yesterday")
         return []
-    return [plan_fact(f"take {article(course.group(2))} {course.group(2)}", d)]
+    return [plan_fact(f"take {course_phrase(course.group(2))}", d)]
+
+
+def course_phrase(course: str) -> str:
+    """ "a pottery class", "salsa lessons" (no article for a plural)."""
+    last = course.split()[-1].lower()
+    return course if last.endswith("s") and not last.endswith("ss") else f"{article(course)} {course}"
 
 
 RULES: tuple[Rule, ...] = tuple(rule(*r) for r in (
