@@ -958,6 +958,11 @@ def test_a_named_speaker_tells_experiences_in_the_third_person(
         "I agree, taking care of ourselves is so important.",  # about the talk
         "I went there.",  # too little to stand alone
         "She went to a support group yesterday.",  # someone else
+        "I had a blast there last month with my cousins.",  # "there": a place the talk named
+        "I first watched it around three years ago with my brother.",  # "it": a thing the talk named
+        "I'm obsessed with those, so I made a poster for the shop.",  # "those": what is shown
+        "I'm trying to stay positive, but it's tough.",  # a mood
+        "I've been keeping busy since we last talked.",  # says nothing
     ],
 )
 def test_what_is_not_a_told_experience(text: str) -> None:

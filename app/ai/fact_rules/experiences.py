@@ -53,11 +53,14 @@ _STATE_WORDS = word_set(
     "lucky proud thrilled stoked pumped blessed touched honored honoured here back off done not"
 )
 # How a plan of effort or a mood reads: said to encourage, not a fact about a life.
-_EFFORT = word_set("keep keeps stay stays try tries never won't make give hang continue")
+_EFFORT = word_set(
+    "keep keeps keeping stay stays staying try tries trying never won't make give hang continue"
+)
 _MOODS = word_set(
     "thankful grateful stoked excited happy glad proud thrilled confident determined positive optimistic "
     "hopeful motivated inspired feeling amazed blessed lucky sorry scared nervous worried stressed "
-    "overwhelmed thinking wondering sure believing appreciate appreciative honored honoured humbled touched"
+    "overwhelmed thinking wondering sure believing appreciate appreciative honored honoured humbled touched "
+    "busy"
 )
 _VAGUE_OBJECTS = word_set("it that this them those these one so too")
 # Someone only the conversation knows ("I want to make their lives better", "I named her Tilly").
@@ -66,7 +69,10 @@ _SOMEONE = re.compile(
 )
 _POINTING = re.compile(
     r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b)[a-z]|'em\b|\bhere'?s\b|"
-    r"\bthose\b|\bthese\b(?!\s+days\b)",  # "I'm obsessed with those": what is shown
+    r"\bthose\b|\bthese\b(?!\s+days\b)|"  # "I'm obsessed with those": what is shown
+    # "I had a blast there", "I made this!", "I first watched it": a place or thing only the talk names
+    r"\bthere\b(?!\s*(?:'s|is|are|was|were|has|have|isn't|aren't|wasn't|weren't)\b)|\bthis\s*(?:[.!?]|$)|"
+    r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started)\s+it\b",
     re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"\b(?:today|yesterday|(?:last|this|next)\s+\w+)\b", re.IGNORECASE)
