@@ -963,6 +963,8 @@ def test_a_named_speaker_tells_experiences_in_the_third_person(
         "I'm obsessed with those, so I made a poster for the shop.",  # "those": what is shown
         "I'm trying to stay positive, but it's tough.",  # a mood
         "I've been keeping busy since we last talked.",  # says nothing
+        "I really admire his work ethic and dedication to the game.",  # "his": someone the talk knows
+        "I started volunteering here about a year ago at the shelter.",  # "here": where the talk is
     ],
 )
 def test_what_is_not_a_told_experience(text: str) -> None:

@@ -65,13 +65,14 @@ _MOODS = word_set(
 _VAGUE_OBJECTS = word_set("it that this them those these one so too")
 # Someone only the conversation knows ("I want to make their lives better", "I named her Tilly").
 _SOMEONE = re.compile(
-    r"\b(?:he|she|him|her|they|them|their|theirs|it\s+(?:and|but|so)\b|into\s+it)\b", re.IGNORECASE
+    r"\b(?:he|she|him|his|her|they|them|their|theirs|it\s+(?:and|but|so)\b|into\s+it)\b", re.IGNORECASE
 )
 _POINTING = re.compile(
     r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b)[a-z]|'em\b|\bhere'?s\b|"
     r"\bthose\b|\bthese\b(?!\s+days\b)|"  # "I'm obsessed with those": what is shown
     # "I had a blast there", "I made this!", "I first watched it": a place or thing only the talk names
-    r"\bthere\b(?!\s*(?:'s|is|are|was|were|has|have|isn't|aren't|wasn't|weren't)\b)|\bthis\s*(?:[.!?]|$)|"
+    r"\b(?:there|here)\b(?!\s*(?:'s|is|are|was|were|has|have|isn't|aren't|wasn't|weren't)\b)|"
+    r"\bthis\s*(?:[.!?]|$)|"
     r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started)\s+it\b",
     re.IGNORECASE,
 )
