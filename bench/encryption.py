@@ -7,8 +7,10 @@ another checkout (e.g. the commit before encryption existed: what "off" costs ag
 all). Each configuration gets a tenant whose 16 sessions hold 20 messages (written through its own
 server, so sealed when on). Each round measures every configuration in a new random order with
 `wrk`: single-message appends, then memory reads (`max_tokens=2000`, served from the Redis window,
-which is sealed too when on). The table shows medians and each round's figure; on 2 shared cores
-the figures move with the machine's load, so compare within a round: the load average is printed.
+which is sealed too when on). The table shows medians and each round's figure, the median of the
+per-round ratios to `off`, and the API process's CPU time per request (less moved by the load of
+other processes than req/s); on 2 shared cores the figures move with the machine's load, so
+compare within a round: the load average is printed.
 
     .venv/bin/python -m bench.encryption [--rounds 5] [--seconds 5] [--baseline /path/to/checkout]
 """
@@ -27,6 +29,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import asyncpg
+import psutil
 
 from app.crypto.envelope import new_key
 from app.db.embedded import start_embedded
@@ -35,6 +38,20 @@ from bench.otel import api, lua, tenant, wrk
 from tests.support.procs import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def server_pid(base: str) -> int:
+    """The pid of the process listening on `base`'s port (the API: worker off, one process)."""
+    port = int(base.rsplit(":", 1)[1])
+    for c in psutil.net_connections(kind="tcp"):
+        if c.laddr and c.laddr.port == port and c.status == psutil.CONN_LISTEN and c.pid:
+            return int(c.pid)
+    raise RuntimeError(f"nothing listens on {base}")
+
+
+def cpu_of(pid: int) -> float:
+    t = psutil.Process(pid).cpu_times()
+    return float(t.user + t.system)
 
 
 async def new_database(url: str, name: str) -> str:
@@ -72,11 +89,15 @@ def main() -> int:
         urls = {name: asyncio.run(new_database(pg.url, f"bench_{name}")) for name in envs}
         with ExitStack() as stack:
             configs = {}
+            pids = {}
             for name, env in envs.items():
                 base = stack.enter_context(api(urls[name], free_port(), home / f"{name}.log", **env))
                 key, sessions = tenant(base, f"enc-{name}", audit=False)
                 configs[name] = (base, key, sessions)
+                pids[name] = server_pid(base)
             results: dict[tuple[str, str], list[float]] = {}
+            # The API process's CPU per request: less moved by a loaded machine than req/s.
+            cpu: dict[tuple[str, str], list[float]] = {}
             for n in range(args.rounds):
                 order = list(configs)
                 random.shuffle(order)
@@ -88,9 +109,11 @@ def main() -> int:
                     ):
                         script = home / f"{op}.lua"
                         lua(script, method, paths, key)
-                        results.setdefault((name, op), []).append(
-                            wrk(base, script, args.seconds, args.connections)
-                        )
+                        before = cpu_of(pids[name])
+                        rps = wrk(base, script, args.seconds, args.connections)
+                        used = cpu_of(pids[name]) - before
+                        results.setdefault((name, op), []).append(rps)
+                        cpu.setdefault((name, op), []).append(used / (rps * args.seconds) * 1e6)
                 print(f"round {n + 1}/{args.rounds} done", file=sys.stderr)
         load = os.getloadavg()
         print(
@@ -98,7 +121,10 @@ def main() -> int:
             f"wrk -c{args.connections}; "
             f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} cores"
         )
-        print(f"{'operation':<10}{'config':<9}{'median req/s':>14}{'vs off':>9}{'ratio/round':>14}   rounds")
+        print(
+            f"{'operation':<10}{'config':<9}{'median req/s':>14}{'vs off':>9}{'ratio/round':>14}"
+            f"{'API CPU us/req':>16}{'vs off':>9}   rounds (req/s)"
+        )
         for op in ("append", "memory"):
             off = results[("off", op)]
             for name in configs:
@@ -108,7 +134,15 @@ def main() -> int:
                 ratio = statistics.median(v / o for v, o in zip(values, off, strict=True))
                 rounds = " ".join(f"{v:.0f}" for v in values)
                 change = (med / statistics.median(off) - 1) * 100
-                print(f"{op:<10}{name:<9}{med:>14.0f}{change:>8.1f}%{ratio:>14.3f}   {rounds}")
+                us = statistics.median(cpu[(name, op)])
+                # CPU per request against `off` in each round, then the median of those ratios.
+                us_ratio = statistics.median(
+                    c / o for c, o in zip(cpu[(name, op)], cpu[("off", op)], strict=True)
+                )
+                print(
+                    f"{op:<10}{name:<9}{med:>14.0f}{change:>8.1f}%{ratio:>14.3f}"
+                    f"{us:>16.0f}{(us_ratio - 1) * 100:>8.1f}%   {rounds}"
+                )
     finally:
         pg.stop()
         shutil.rmtree(home, ignore_errors=True)

@@ -16,16 +16,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import orjson
 import structlog
+from cachetools import LRUCache
 from redis.asyncio import Redis
 
 from app.crypto import fields
 from app.metrics import Metrics
 
 _log = structlog.get_logger("engram.cache")
+OPENED_DOCS = 8192  # opened docs kept per process (encryption on): a few MB
 
 # Append to an entry only if it is at the version the append started from; trim to the window.
 _EXTEND = """
@@ -84,16 +86,24 @@ def _dump(tenant_id: str, doc: dict[str, Any], field: str) -> bytes:
     return orjson.dumps(sealed)
 
 
-def _load(tenant_id: str, raw: bytes, field: str) -> dict[str, Any]:
-    doc: dict[str, Any] = orjson.loads(raw)
+def _load(tenant_id: str, raw: bytes, field: str, opened: LRUCache[Any, dict[str, Any]]) -> dict[str, Any]:
+    """A doc as stored by `_dump`, opened. With encryption on, the docs opened lately are kept
+    (`opened`, per tenant and stored bytes, in this process's memory only): a session's window is
+    read again and again, and opening is most of what reading it costs."""
     if fields.keyring() is None:
-        return doc
+        return cast(dict[str, Any], orjson.loads(raw))
+    memo = (tenant_id, raw)
+    known = opened.get(memo)
+    if known is not None:
+        return known
+    doc: dict[str, Any] = orjson.loads(raw)
     row = doc.get("message_id") or doc.get("summary_id")
     doc["content"] = fields.open_text(doc["content"], tenant=tenant_id, table="cache", field=field, row=row)
     if doc.get("metadata"):
         doc["metadata"] = fields.open_json(
             doc["metadata"], tenant=tenant_id, table="cache", field=f"{field}.metadata", row=row
         )
+    opened[memo] = doc
     return doc
 
 
@@ -101,9 +111,10 @@ class LazyDocs(Sequence[dict[str, Any]]):
     """Messages as Redis returned them, each parsed the first time it is read: a budget is
     usually filled by the newest few of a window of hundreds."""
 
-    def __init__(self, raw: list[bytes], tenant_id: str) -> None:
+    def __init__(self, raw: list[bytes], tenant_id: str, opened: LRUCache[Any, dict[str, Any]]) -> None:
         self._raw = raw
         self._tenant_id = tenant_id
+        self._opened = opened
         self._docs: list[dict[str, Any] | None] = [None] * len(raw)
 
     def __len__(self) -> int:
@@ -120,7 +131,7 @@ class LazyDocs(Sequence[dict[str, Any]]):
             return [self[j] for j in range(*i.indices(len(self)))]
         doc = self._docs[i]
         if doc is None:
-            doc = self._docs[i] = _load(self._tenant_id, self._raw[i], "content")
+            doc = self._docs[i] = _load(self._tenant_id, self._raw[i], "content", self._opened)
         return doc
 
 
@@ -157,6 +168,7 @@ class WindowCache:
         self._retry_after = retry_after
         self._down_until = 0.0
         self._extend = redis.register_script(_EXTEND) if redis is not None else None
+        self._opened: LRUCache[Any, dict[str, Any]] = LRUCache(maxsize=OPENED_DOCS)
         metrics.cache_up.set(1 if redis is not None else 0)
 
     @property
@@ -213,8 +225,8 @@ class WindowCache:
         partial = len(raw_messages) < length
         return Window(
             version=version,
-            messages=LazyDocs(raw_messages, tenant_id),
-            summary=_load(tenant_id, raw_summary, "summary") if raw_summary else None,
+            messages=LazyDocs(raw_messages, tenant_id, self._opened),
+            summary=_load(tenant_id, raw_summary, "summary", self._opened) if raw_summary else None,
             complete=tag.endswith("1") and not partial,
             partial=partial,
         )

@@ -1,4 +1,4 @@
-"""The envelope of an encrypted field: `engram-enc:v1:<key id>:<base64url(nonce | ciphertext | tag)>`.
+"""The envelope of an encrypted field: `engram-enc:v1:<key id>:<base64(nonce | ciphertext | tag)>`.
 
 AES-256-GCM from `cryptography`, a random 96-bit nonce per value, and associated data that names
 the value's place (tenant, table, field, row), so a ciphertext copied into another row or field
@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import os
 import re
+import threading
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
@@ -37,6 +38,35 @@ UNREADABLE = "DecryptError: the stored content does not open (altered, or its ke
 
 class DecryptError(Exception):
     """A stored value cannot be opened: its key is not listed, or it was altered or moved."""
+
+
+class _Nonces:
+    """Random 96-bit nonces, drawn from os.urandom a block at a time: one system call per value
+    cost more than the encryption itself. A block is never shared: a lock hands out each nonce once
+    (threads), and a forked child starts with no block (it would repeat its parent's nonces)."""
+
+    BLOCK = NONCE_BYTES * 256
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._block = b""
+        self._at = 0
+
+    def take(self) -> bytes:
+        with self._lock:
+            if self._at + NONCE_BYTES > len(self._block):
+                self._block, self._at = os.urandom(self.BLOCK), 0
+            nonce = self._block[self._at : self._at + NONCE_BYTES]
+            self._at += NONCE_BYTES
+            return nonce
+
+    def forget(self) -> None:
+        self._lock = threading.Lock()
+        self._block, self._at = b"", 0
+
+
+_nonces = _Nonces()
+os.register_at_fork(after_in_child=_nonces.forget)
 
 
 def new_key() -> str:
@@ -103,9 +133,9 @@ class Keyring:
 
     def seal(self, plaintext: str, aad: bytes) -> str:
         key = self._keys[self.primary]
-        nonce = os.urandom(NONCE_BYTES)
+        nonce = _nonces.take()
         sealed = key.aead.encrypt(nonce, plaintext.encode(), aad)
-        return f"{PREFIX}{key.kid}:{base64.urlsafe_b64encode(nonce + sealed).decode()}"
+        return f"{PREFIX}{key.kid}:{binascii.b2a_base64(nonce + sealed, newline=False).decode()}"
 
     def open(self, value: str, aad: bytes) -> str:
         kid, sep, body = value[len(PREFIX) :].partition(":")
@@ -115,7 +145,7 @@ class Keyring:
                 f"value sealed with key id {kid!r}, which ENGRAM_ENCRYPTION_KEYS does not list"
             )
         try:
-            raw = base64.urlsafe_b64decode(body)
+            raw = binascii.a2b_base64(body, strict_mode=True)
             return key.aead.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], aad).decode()
         except (InvalidTag, binascii.Error, ValueError):
             raise DecryptError(

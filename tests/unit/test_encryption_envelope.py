@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 
 import pytest
 
@@ -27,14 +28,16 @@ def test_seal_opens_only_with_its_key_and_place() -> None:
             ring.open(sealed, other)
     # A fresh nonce each time: equal texts do not give equal values.
     assert ring.seal("same", b"a") != ring.seal("same", b"a")
+    nonces = {base64.b64decode(ring.seal("", b"a").rsplit(":", 1)[1])[:12] for _ in range(3000)}
+    assert len(nonces) == 3000  # across several blocks of the nonce pool
 
 
 def test_tampered_value_is_an_error() -> None:
     ring = Keyring(f"k1:{K1}")
     sealed = ring.seal("secret", b"a")
-    body = bytearray(base64.urlsafe_b64decode(sealed.rsplit(":", 1)[1]))
+    body = bytearray(base64.b64decode(sealed.rsplit(":", 1)[1]))
     body[-1] ^= 1
-    tampered = sealed.rsplit(":", 1)[0] + ":" + base64.urlsafe_b64encode(bytes(body)).decode()
+    tampered = sealed.rsplit(":", 1)[0] + ":" + base64.b64encode(bytes(body)).decode()
     with pytest.raises(DecryptError):
         ring.open(tampered, b"a")
     with pytest.raises(DecryptError):
@@ -100,3 +103,19 @@ def test_metadata_values_sealed_with_a_blind_index_filters_match() -> None:
         assert fields.filters({"topic": "health"}, "u")[0]["topic"][fields.INDEX] != index
     finally:
         fields.done(token)
+
+
+def test_a_forked_child_never_repeats_its_parents_nonces() -> None:
+    ring = Keyring(f"k1:{K1}")
+
+    def nonce() -> bytes:
+        return base64.b64decode(ring.seal("x", b"a").rsplit(":", 1)[1])[:12]
+
+    nonce()  # the parent holds a block of nonces
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next nonce, sent to the parent
+        os.write(write, nonce())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 12) != nonce()
