@@ -965,6 +965,8 @@ def test_a_named_speaker_tells_experiences_in_the_third_person(
         "I've been keeping busy since we last talked.",  # says nothing
         "I really admire his work ethic and dedication to the game.",  # "his": someone the talk knows
         "I started volunteering here about a year ago at the shelter.",  # "here": where the talk is
+        "I'm a huge fan of it, that's why I go every week.",  # "it": what the talk named
+        "I don't have to stress about it, so I can enjoy my movies and games.",  # likewise
     ],
 )
 def test_what_is_not_a_told_experience(text: str) -> None:

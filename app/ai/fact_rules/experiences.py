@@ -73,7 +73,8 @@ _POINTING = re.compile(
     # "I had a blast there", "I made this!", "I first watched it": a place or thing only the talk names
     r"\b(?:there|here)\b(?!\s*(?:'s|is|are|was|were|has|have|isn't|aren't|wasn't|weren't)\b)|"
     r"\bthis\s*(?:[.!?]|$)|"
-    r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started)\s+it\b",
+    r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started|about|of|with|for)\s+"
+    r"it\b",
     re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"\b(?:today|yesterday|(?:last|this|next)\s+\w+)\b", re.IGNORECASE)
