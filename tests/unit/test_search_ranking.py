@@ -21,8 +21,8 @@ def _loop_in_context(
     period: tuple[datetime, datetime] | None = None,
 ) -> None:
     """The per-candidate loop `in_context` ran before it moved into numpy (kept as the reference),
-    with the question penalty added where numpy applies it and the answer-first swap limited to
-    bare questions."""
+    with the question penalty added where numpy applies it, the answer-first swap limited to bare
+    questions, and either person's answer inheriting where two people talk."""
 
     def relevance(c: ranking.Candidate) -> float:
         cos = max(c.semantic or 0.0, 0.0)
@@ -48,7 +48,11 @@ def _loop_in_context(
         prev = turns.get((sid, seq - 1))
         if role == "assistant" and assistant:
             score += w.reply * own.get((sid, seq - 1), 0.0)
-        elif role == "user" and ranking._is_question(prev):
+        if bias.get(sid, True):
+            answers = role == "user" and ranking._is_question(prev)
+        else:  # two people: either one's answer to the other's question
+            answers = prev is not None and ranking._asks(prev, c.row)
+        if answers:
             score += w.answer * (own[(sid, seq - 1)] + own.get((sid, seq - 2), 0.0))
         if w.neighbour:
             score += w.neighbour * max(own.get((sid, seq - 1), 0.0), own.get((sid, seq + 1), 0.0))
@@ -164,3 +168,24 @@ def test_a_bare_question_ranks_below_the_answer_after_it() -> None:
     ranking.in_context(cands, [], "Where did Ada move?", w, {"s": False})
     assert cands[2].fused > cands[1].fused
     assert 0.0 <= cands[1].fused <= 1.0
+
+
+def test_either_persons_answer_inherits_where_two_people_talk() -> None:
+    """Two people (no role bias): the answer to a question inherits from it whichever role answers,
+    so the person sent as `assistant` is not ranked below the other (issue 11 item 4)."""
+    w = ranking.Weights(keyword=0.7, answer=0.15, gate=0.4)
+
+    def pair(first: str, second: str, bias: bool) -> float:
+        def turn(seq: int, role: str, content: str) -> ranking.Candidate:
+            row = {"session_id": "s", "seq": seq, "role": role, "name": role.title(), "content": content}
+            row["created_at"] = datetime(2026, 1, 1, tzinfo=UTC)
+            return ranking.Candidate(row=row, semantic=0.5 if seq == 1 else 0.2)
+
+        cands = {1: turn(1, first, "Which breed did you get?"), 2: turn(2, second, "A beagle.")}
+        ranking.in_context(cands, [], "What dog does she have?", w, {"s": bias})
+        return cands[2].fused
+
+    assert pair("user", "assistant", bias=False) == pair("assistant", "user", bias=False)
+    assert pair("assistant", "user", bias=False) > pair("user", "user", bias=False)  # not asked by another
+    # Between a user and an assistant only the user's answers inherit, as before.
+    assert pair("user", "assistant", bias=True) < pair("assistant", "user", bias=True)
