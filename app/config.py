@@ -320,7 +320,7 @@ class Settings(BaseSettings):
         ge=0,
         le=1,
         description="Hybrid: share of an assistant question's relevance (and of the turn before it) a "
-        "user's answer inherits.",
+        "user's answer inherits; where two people talk, either one's answer to the other's question.",
     )
     search_neighbour_context: float = Field(
         0.2,
