@@ -109,6 +109,21 @@ class Settings(BaseSettings):
         "`onnx-int8` (2x faster, but costs recall; see docs/benchmarks.md), `torch`.",
     )
     embedder_threads: int = Field(2, ge=1, le=64, description="CPU threads of the local model.")
+    embed_url: str | None = Field(
+        None,
+        description="Where the API processes get query embeddings: the worker's embedding "
+        "endpoint (ENGRAM_WORKER_EMBED_PORT), e.g. `http://127.0.0.1:9200`. Set, an API process "
+        "loads no model (one model per machine: the worker's); needs ENGRAM_RUN_WORKER=false. "
+        "Unset: each API process loads the model itself.",
+    )
+    embed_timeout_seconds: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="Longest wait for a query embedding from ENGRAM_EMBED_URL; past it (or with "
+        "the endpoint down) a search by meaning is a 503 and a memory read ranks facts without "
+        "its query.",
+    )
     model_cache_dir: Path | None = Field(
         None, description="Where exported ONNX models are cached (default: DATA_DIR/models)."
     )
@@ -138,6 +153,13 @@ class Settings(BaseSettings):
     worker_backoff_max_seconds: float = Field(300.0, gt=0, description="Longest retry delay.")
     worker_metrics_port: int | None = Field(
         None, ge=0, le=65535, description="`engram worker` serves /metrics on this port if set."
+    )
+    worker_embed_port: int | None = Field(
+        None,
+        ge=0,
+        le=65535,
+        description="`engram worker` serves query embeddings to the API processes on this port "
+        "(on ENGRAM_HOST) if set: point their ENGRAM_EMBED_URL at it.",
     )
     worker_item_budget_seconds: float = Field(
         10.0,
@@ -493,6 +515,11 @@ class Settings(BaseSettings):
             raise ValueError(
                 f"ENGRAM_AUTH=off with ENGRAM_HOST={self.host}: refusing to serve an "
                 "unauthenticated API beyond loopback; set ENGRAM_AUTH=on and ENGRAM_ADMIN_TOKEN"
+            )
+        if self.embed_url is not None and self.run_worker:
+            raise ValueError(
+                "ENGRAM_EMBED_URL is for API processes without a worker of their own: set "
+                "ENGRAM_RUN_WORKER=false and run `engram worker` with ENGRAM_WORKER_EMBED_PORT"
             )
         return self
 

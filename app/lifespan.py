@@ -13,6 +13,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.model_gate import ModelGate
+from app.ai.remote_embedder import RemoteEmbedder
 from app.ai.tokenizer import Tokenizer
 from app.audit.writer import AuditWriter
 from app.auth import KeyResolver
@@ -31,7 +32,6 @@ from app.redis_client import make_redis
 from app.runtime import checked_embedder, needs_export
 from app.telemetry.tracing import Tracing
 from app.tenants.service import ensure_tenant
-from app.worker import Worker
 
 _log = structlog.get_logger("engram.lifespan")
 
@@ -40,7 +40,7 @@ class State(TypedDict):
     settings: Settings
     engine: AsyncEngine
     redis: Redis | None
-    embedder: ModelGate
+    embedder: ModelGate | RemoteEmbedder
     waker: Waker
     tokenizer: Tokenizer
     limits: Limits
@@ -82,15 +82,25 @@ def make_lifespan(
             )
             async with engine.begin() as conn:
                 await ensure_tenant(conn, tenant_id=settings.default_tenant)
-        # The model loads in the background (a first run exports it, ~30 s): the API serves
-        # meanwhile, /readyz says why it is not ready, and the worker starts once it is.
-        inner = await checked_embedder(settings, engine)
-        embedder = ModelGate(inner, exporting=needs_export(inner))
-        embedder.prepare()
+        embedder: ModelGate | RemoteEmbedder
+        if settings.embed_url is not None:
+            # Queries are embedded by the worker's model (app/ai/embed_server.py): this process
+            # loads none (~80 MB less each, docs/benchmarks.md).
+            embedder = RemoteEmbedder(settings, settings.embed_url)
+        else:
+            # The model loads in the background (a first run exports it, ~30 s): the API serves
+            # meanwhile, /readyz says why it is not ready, and the worker starts once it is.
+            inner = await checked_embedder(settings, engine)
+            embedder = ModelGate(inner, exporting=needs_export(inner))
+            embedder.prepare()
         stop = asyncio.Event()
         wake = asyncio.Event() if settings.run_worker else None
         worker_task: asyncio.Task[None] | None = None
-        if settings.run_worker:
+        if settings.run_worker and isinstance(embedder, ModelGate):  # EMBED_URL refuses RUN_WORKER
+            # Imported only here: an API process without a worker need not hold its steps.
+            from app.worker import Worker
+
+            gate = embedder
             worker = Worker(
                 settings=settings,
                 engine=engine,
@@ -102,7 +112,7 @@ def make_lifespan(
             )
 
             async def run_worker_when_ready() -> None:
-                if await embedder.wait_ready(stop):
+                if await gate.wait_ready(stop):
                     await worker.run(stop)
 
             worker_task = asyncio.create_task(run_worker_when_ready(), name="engram-worker")

@@ -8,6 +8,7 @@ import signal
 import structlog
 from prometheus_client import start_http_server
 
+from app.ai.embed_server import EmbedServer
 from app.config import Settings
 from app.crypto.keys import start_encryption
 from app.db.engine import make_engine
@@ -35,12 +36,19 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     embedder = await start_embedder(settings, engine)
     if settings.worker_metrics_port is not None:
         start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)
+    # The API processes' query embeddings (ENGRAM_EMBED_URL), on this worker's model.
+    server = None
+    if settings.worker_embed_port is not None:
+        server = EmbedServer(embedder, host=settings.host, port=settings.worker_embed_port)
+        await server.start()
     try:
         worker = Worker(
             settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, tracing=tracing
         )
         await worker.run(stop)
     finally:
+        if server is not None:
+            await server.aclose()
         tracing.shutdown()
         await embedder.aclose()
         if redis is not None:

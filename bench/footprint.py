@@ -11,6 +11,12 @@ of every process, by group.
     .venv/bin/python -m bench.footprint                       # 20 x 1000 messages
     .venv/bin/python -m bench.footprint --sessions 5          # a quick look
     .venv/bin/python -m bench.footprint --app-dir /tmp/before/app     # another copy of `app`
+    .venv/bin/python -m bench.footprint --embedder each      # every API process loads the model
+
+`--embedder shared` (the default): the API processes embed queries through the worker's endpoint
+(ENGRAM_EMBED_URL -> ENGRAM_WORKER_EMBED_PORT), as docker-compose.yml runs them; `each`: every API
+process loads its own model (the shape before issue 16, and what an `app` copy without the
+endpoint does).
 
 Target: <= 800 MB PSS in all. Other ENGRAM_* variables in the environment pass through.
 """
@@ -20,6 +26,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
+import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -86,13 +94,42 @@ async def traffic(base_url: str, sids: Sequence[str], rounds: int) -> int:
     return failures
 
 
+async def search_latency(base_url: str, n: int, concurrency: int) -> tuple[float, float, float]:
+    """Hybrid searches (each embeds its query), `concurrency` at a time, keep-alive on: p50 and
+    p95 in ms, and searches/s."""
+    lat: list[float] = []
+    async with httpx.AsyncClient(base_url=base_url, timeout=60.0) as client:
+        left = iter(range(n))
+
+        async def one_client() -> None:
+            for i in left:
+                t0 = time.perf_counter()
+                body = {"query": f"{QUERIES[i % len(QUERIES)]} {i}", "mode": "hybrid", "limit": 10}
+                r = await client.post("/v1/search", json=body)
+                lat.append((time.perf_counter() - t0) * 1000)
+                r.raise_for_status()
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one_client() for _ in range(concurrency)))
+        took = time.perf_counter() - t0
+    q = statistics.quantiles(lat, n=100)
+    return q[49], q[94], n / took
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sessions", type=int, default=20, help="sessions (default 20)")
     p.add_argument("--messages", type=int, default=1000, help="messages per session (default 1000)")
     p.add_argument("--procs", type=int, default=2, help="API processes (default 2)")
     p.add_argument("--rounds", type=int, default=60, help="search + memory + append rounds (default 60)")
+    p.add_argument("--searches", type=int, default=200, help="searches per latency run (default 200)")
     p.add_argument("--app-dir", type=Path, default=None, help="run Engram on this copy of `app`")
+    p.add_argument(
+        "--embedder",
+        choices=["shared", "each"],
+        default="shared",
+        help="query embeddings from the worker's endpoint (default) or a model in each API process",
+    )
     args = p.parse_args(argv)
     if args.app_dir is not None:
         mem.APP_DIR = args.app_dir.resolve().parent  # as bench/memory.py: the package's parent
@@ -105,10 +142,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         api = worker = None
         try:
             mem.migrate(pg.url, log)
-            api = mem.start_api(pg.url, args.procs, rs.url, "footprint", log)
+            embed_port = mem.free_port()
+            shared = args.embedder == "shared"
+            api = mem.start_api(
+                pg.url,
+                args.procs,
+                rs.url,
+                "footprint",
+                log,
+                embed_url=f"http://127.0.0.1:{embed_port}" if shared else None,
+            )
             say(f"loading {args.sessions} x {args.messages} messages")
             sids = asyncio.run(mem.load_sessions(api.base_url, args.sessions, args.messages, say))
-            worker = mem.spawn(mem.engram_cmd("worker"), mem.engram_env(pg.url, redis_url=rs.url), log)
+            worker_env = mem.engram_env(
+                pg.url, redis_url=rs.url, worker_embed_port=str(embed_port) if shared else None
+            )
+            worker = mem.spawn(mem.engram_cmd("worker"), worker_env, log)
             took = asyncio.run(wait_indexed(pg.url, limit=3600))
             say(f"all embedded after {took:.0f} s; serving {args.rounds} rounds of traffic")
             failures = asyncio.run(traffic(api.base_url, sids, args.rounds))
@@ -125,7 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows.append((name, len(procs), rss, pss))
             per_api = [(q.pid, *pss_mb([q])) for q in tree(api.proc.pid)]
             print(
-                f"\nproduction shape, {args.sessions * args.messages:,} messages, {args.procs} API processes"
+                f"\nproduction shape, {args.sessions * args.messages:,} messages, {args.procs} API "
+                f"processes, query embeddings: {args.embedder}"
             )
             print("| process group | processes | RSS MB | PSS MB |\n|---|--:|--:|--:|")
             for name, n, rss, pss in rows:
@@ -135,6 +185,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\nAPI processes one by one (pid, RSS MB, PSS MB):")
             for pid, rss, pss in per_api:
                 print(f"  {pid}: {rss:.0f} / {pss:.0f}")
+            print("\nhybrid search, query embedded per search (p50 ms, p95 ms, searches/s):")
+            for c in (1, 16):
+                p50, p95, rate = asyncio.run(search_latency(api.base_url, args.searches, c))
+                load = os.getloadavg()[0]
+                print(f"  c{c}: {p50:.1f} / {p95:.1f} ms, {rate:.0f}/s; load average {load:.2f}")
             verdict = "met" if total_pss <= TARGET_MB else "NOT met"
             print(f"\ntarget <= {TARGET_MB:.0f} MB PSS: {total_pss:.0f} MB -> {verdict}; failures {failures}")
             return 0 if failures == 0 else 1

@@ -258,9 +258,12 @@ class Api:
     log: Path
 
 
-def start_api(db_url: str, procs: int, redis_url: str | None, scenario: str, log: Path) -> Api:
+def start_api(
+    db_url: str, procs: int, redis_url: str | None, scenario: str, log: Path, **settings: str | None
+) -> Api:
+    """`settings`: more ENGRAM_* settings (lower-case names, as `engram_env`)."""
     port = free_port()
-    env = engram_env(db_url, port=str(port), workers=str(procs), redis_url=redis_url)
+    env = engram_env(db_url, port=str(port), workers=str(procs), redis_url=redis_url, **settings)
     with log.open("ab") as out:
         out.write(f"\n=== engram serve: {scenario}, {procs} process(es), port {port}\n".encode())
     proc = spawn(engram_cmd("serve"), env, log)

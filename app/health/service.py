@@ -37,6 +37,10 @@ async def readiness(engine: AsyncEngine, redis: Redis | None, model: str) -> tup
     db, cache = await asyncio.gather(check_database(engine), check_redis(redis))
     # Redis is a cache: without it Engram still answers (degraded), so only the database and the
     # model (which search and the worker need) gate.
-    ready = db == "ok" and model == "ok"
-    status = "ready" if ready and cache in ("ok", "disabled") else ("degraded" if ready else "unavailable")
+    # A shared embedding endpoint that does not answer (ENGRAM_EMBED_URL) costs search by meaning
+    # alone (503s): degraded like Redis down, not a reason to take the process out of service.
+    remote_down = model.startswith("unreachable")
+    ready = db == "ok" and (model == "ok" or remote_down)
+    healthy = cache in ("ok", "disabled") and not remote_down
+    status = "ready" if ready and healthy else ("degraded" if ready else "unavailable")
     return ready, {"status": status, "checks": {"database": db, "redis": cache, "model": model}}

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
+from app.ai.remote_embedder import EmbedderDown
 from app.ai.tokenizer import Tokenizer
 from app.cache.document import (
     MESSAGE_COLUMNS,
@@ -203,6 +204,8 @@ class Memory:
     body: dict[str, Any]
     source: str  # "cache", "database" (cache miss or no cache)
     fact_ids: list[str]  # the facts the context shows (their last use is recorded after the answer)
+    # The query could not be embedded (shared endpoint down): facts ranked as without a query.
+    query_unranked: bool = False
 
 
 @dataclass(frozen=True)
@@ -224,14 +227,21 @@ async def _facts(
     head: _Head,
     query: str | None,
     docs: Sequence[Doc],
-) -> list[Doc]:
+) -> tuple[list[Doc], bool]:
+    """The facts, and whether `query` was left out because it could not be embedded."""
     if not head.has_facts or policy.limit == 0:
-        return []
-    vector = (await embedder.embed([query]))[0] if query is not None else None
+        return [], False
+    vector = None
+    unranked = False
+    if query is not None:
+        try:
+            vector = (await embedder.embed([query]))[0]
+        except EmbedderDown:  # a memory read still answers; only the facts' order is worse
+            unranked = True
     anchor = None
     if vector is None:  # the newest user message in hand stands for what comes next
         anchor = next((int(d["seq"]) for d in _newest_first(docs) if d["role"] == "user"), None)
-    return await relevant_facts(
+    found = await relevant_facts(
         conn,
         tenant_id=tenant_id,
         user_id=head.user_id,
@@ -242,6 +252,7 @@ async def _facts(
         min_score=policy.min_score,
         half_life_days=policy.half_life_days,
     )
+    return found, unranked
 
 
 def _by_score(facts: list[Doc]) -> list[Doc]:
@@ -332,7 +343,7 @@ async def get_memory(
             if _wanted(doc, roles):
                 yield doc
 
-    facts = await _facts(
+    facts, unranked = await _facts(
         conn,
         embedder=embedder,
         policy=facts_policy,
@@ -370,4 +381,6 @@ async def get_memory(
             "unsummarized_messages": left_out,
         },
     }
-    return Memory(body=body, source=source, fact_ids=[f["fact_id"] for f in fitted.facts])
+    return Memory(
+        body=body, source=source, fact_ids=[f["fact_id"] for f in fitted.facts], query_unranked=unranked
+    )
