@@ -18,9 +18,11 @@ from app.logging import configure_logging
 from app.mcp.endpoint import McpEndpoint
 from app.mcp.route import PATH as MCP_PATH
 from app.memory.router import lean_routes as memory_lean_routes
+from app.messages.router import lean_routes as append_lean_routes
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
+from app.search.router import lean_routes as search_lean_routes
 from app.telemetry.factory import make_tracing
 from app.telemetry.tracing import Tracing
 from app.transfer.router import import_body
@@ -59,7 +61,8 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
     # MCP (Streamable HTTP) beside the REST routes, under the same middleware; not in the spec.
     app.add_route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)  # type: ignore[arg-type]
     app.router.routes.insert(0, app.router.routes.pop())  # matched first, not after every /v1 route
-    app.router.routes[0:0] = memory_lean_routes  # the hottest routes without FastAPI's layers
+    # The hottest routes without FastAPI's layers (app/lean.py); their FastAPI forms give the spec.
+    app.router.routes[0:0] = [*append_lean_routes, *memory_lean_routes, *search_lean_routes]
     app.include_router(make_ui_router())  # the memory inspector (docs/ui.md)
     install_openapi(app)
     # Added last = outermost: the request id and metrics cover the guard's 413/415 too.

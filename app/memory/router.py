@@ -12,14 +12,14 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app import lean
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
-from app.auth import Caller
 from app.cache.window import WindowCache
 from app.config import Settings
 from app.db.engine import read_connection
 from app.deps import ReadConn, SessionIdPath, TenantId
-from app.errors import Unauthorized, ValidationFailed, problem_responses
+from app.errors import ValidationFailed, problem_responses
 from app.facts.relevant import mark_used
 from app.limits import Limits
 from app.memory import service
@@ -137,32 +137,26 @@ async def _answer(
     # shape, and skipping a pydantic round trip per message matters on this hot path.
     if memory.fact_ids:
         tasks.add_task(mark_used, parts.engine, tenant_id=tenant, fact_ids=memory.fact_ids)
-    return Response(
-        orjson.dumps(memory.body),
-        media_type="application/json",
-        headers={"X-Engram-Cache": "hit" if memory.source == "cache" else "miss"},
-        background=tasks,
-    )
+    headers = {"X-Engram-Cache": "hit" if memory.source == "cache" else "miss"}
+    if memory.query_unranked:  # docs/operations: the shared embedding endpoint did not answer
+        headers["X-Engram-Degraded"] = "query-not-embedded"
+    body = orjson.dumps(memory.body)
+    return Response(body, media_type="application/json", headers=headers, background=tasks)
 
 
 async def memory_endpoint(request: Request) -> Response:
     """GET …/memory as a plain Starlette endpoint: the hottest read skips FastAPI's routing and
     dependency solving (a quarter of its API CPU, profiled) and does the same checks itself. The
     middleware around it (request id, metrics, gate, guard) and the error handlers are the app's."""
-    caller: Caller | None = request.scope.get("state", {}).get("caller")
-    if caller is None:  # as current_caller: a request the gate did not admit has no tenant
-        raise Unauthorized("Send `Authorization: Bearer <api key>`.")
-    session_id: str = request.path_params["session_id"]
-    request.state.limits.check_id(session_id, ["path", "session_id"])
+    caller = lean.caller(request)
+    session_id = lean.path_id(request, "session_id")
     given: dict[str, Any] = dict(request.query_params)
     if "role" in given:
         given["role"] = request.query_params.getlist("role")
     try:
         params = MemoryParams.model_validate(given)
     except ValidationError as exc:
-        raise RequestValidationError(
-            [{**e, "loc": ("query", *e["loc"])} for e in exc.errors(include_url=False)]
-        ) from None
+        raise RequestValidationError(lean.located(exc, "query")) from None
     async with asynccontextmanager(read_connection)(request) as conn:
         return await _answer(
             conn,

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import uuid
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Response
-from pydantic import AfterValidator
+from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Request, Response
+from pydantic import AfterValidator, StringConstraints, TypeAdapter
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from app import lean
+from app.ai.tokenizer import Tokenizer
+from app.cache.window import WindowCache
 from app.cache.write_through import write_through
+from app.config import Settings
+from app.db.engine import AfterCommit, transaction
 from app.deps import (
     Cache,
     CheckedLimits,
@@ -26,6 +34,8 @@ from app.deps import (
 )
 from app.errors import problem_responses
 from app.jobs.due import SummaryPolicy
+from app.jobs.wake import Waker
+from app.limits import Limits
 from app.messages import service
 from app.messages.schemas import (
     AppendRequest,
@@ -35,6 +45,7 @@ from app.messages.schemas import (
     MessagePatch,
     Role,
 )
+from app.middleware import OperationRoute
 from app.pagination import Page, PageRequest, page_query
 from app.timestamps import as_utc
 
@@ -63,17 +74,20 @@ Filter = Annotated[MessageFilter, Depends(_filter)]
 MessagePage = Annotated[PageRequest, Depends(page_query(cursor_help="A `next_cursor` or `prev_cursor`."))]
 
 
+KEY_MAX, KEY_PATTERN = 255, r"^[\x21-\x7e]+$"
 IdempotencyKey = Annotated[
     str | None,
     Header(
         alias="Idempotency-Key",
         min_length=1,
-        max_length=255,
-        pattern=r"^[\x21-\x7e]+$",
+        max_length=KEY_MAX,
+        pattern=KEY_PATTERN,
         description="Any unique string (e.g. a UUID). A retry with the same key and body returns "
         "the first answer and stores nothing; the same key with another body is a 409.",
     ),
 ]
+# The same bounds for the lean endpoint, which reads the header itself.
+KEY = TypeAdapter(Annotated[str, StringConstraints(min_length=1, max_length=KEY_MAX, pattern=KEY_PATTERN)])
 
 
 @router.post(
@@ -101,7 +115,50 @@ async def append_messages(
     quota: MessageQuota,
     idempotency_key: IdempotencyKey = None,
 ) -> AppendResponse:
-    body.check_limits(limits)
+    # The spec's description of the route (and its FastAPI form); requests are served by
+    # `append_endpoint` below, which shares `_append`.
+    replayed, answer = await _append(
+        conn,
+        _Parts(limits, tokenizer, settings, wake, cache),
+        tasks,
+        after_commit,
+        quota=quota,
+        tenant=tenant,
+        session_id=session_id,
+        body=body,
+        idempotency_key=idempotency_key,
+    )
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return answer
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """The app's parts an append uses (request.state's)."""
+
+    limits: Limits
+    tokenizer: Tokenizer
+    settings: Settings
+    wake: Waker
+    cache: WindowCache
+
+
+async def _append(
+    conn: AsyncConnection,
+    parts: _Parts,
+    tasks: BackgroundTasks,
+    after_commit: AfterCommit,
+    *,
+    quota: MessageQuota,
+    tenant: str,
+    session_id: str,
+    body: AppendRequest,
+    idempotency_key: str | None,
+) -> tuple[bool, AppendResponse]:
+    """(replayed, answer); what comes after the commit is queued in `tasks` and `after_commit`."""
+    settings, tokenizer, cache = parts.settings, parts.tokenizer, parts.cache
+    body.check_limits(parts.limits)
     await quota(len(body.messages))
     done = await service.append_messages(
         conn,
@@ -115,12 +172,11 @@ async def append_messages(
         extract_facts=settings.facts_enabled,
     )
     if done.replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-        return done.answer
+        return True, done.answer
     # After the commit: the woken worker finds the rows (after the response: nobody waits for it),
     # and the cache entry moves from the version before this append to the one after it (before
     # the response: an agent reads its memory right after appending, and that read should hit).
-    tasks.add_task(wake.poke)
+    tasks.add_task(parts.wake.poke)
     if cache.enabled and done.base is not None and done.new is not None:
         after_commit.append(
             partial(
@@ -134,7 +190,41 @@ async def append_messages(
                 tokenizer=tokenizer,
             )
         )
-    return done.answer
+    return False, done.answer
+
+
+async def append_endpoint(request: Request) -> Response:
+    """POST …/messages as a plain Starlette endpoint: the same checks, in FastAPI's order (path id,
+    caller, then the header's and the body's errors in one 422), the same transaction (committed,
+    and its after-commit work done, before the response), no dependency solving."""
+    session_id = lean.path_id(request, "session_id")
+    who = lean.caller(request)
+    key, key_errors = lean.header(request, "Idempotency-Key", KEY)
+    body = await lean.json_body(request, AppendRequest, errors=key_errors)
+    state = request.state
+    tasks = BackgroundTasks()
+    quota = partial(state.admission.charge_messages, who)
+    parts = _Parts(state.limits, state.tokenizer, state.settings, state.waker, state.cache)
+    async with asynccontextmanager(transaction)(request) as conn:
+        replayed, answer = await _append(
+            conn,
+            parts,
+            tasks,
+            state.after_commit,
+            quota=quota,
+            tenant=who.tenant_id,
+            session_id=session_id,
+            body=body,
+            idempotency_key=key,
+        )
+    headers = {"Idempotent-Replayed": "true"} if replayed else None
+    return Response(lean.json_bytes(answer), 201, headers, media_type="application/json", background=tasks)
+
+
+# Matched before every FastAPI route (app.main): the append is the hottest write.
+lean_routes = [
+    OperationRoute("/v1" + router.prefix, append_endpoint, methods=["POST"], name=append_messages.__name__)
+]
 
 
 @router.get(

@@ -1,0 +1,88 @@
+"""What FastAPI's dependency solving does for the hottest routes, done directly for their plain
+Starlette endpoints (GET …/memory, POST …/messages, POST /search: matched before every FastAPI
+route, app.main). Dependency solving, the route table walk and response-model re-validation were a
+quarter of those routes' API CPU (docs/benchmarks.md, issue 16).
+
+Each helper answers as FastAPI would for the same request: the same 401, the same 422 with the
+same `loc` (a RequestValidationError, so the app's handler writes the problem+json), the same 400
+for a body that is not JSON. The FastAPI declarations of these routes stay, for the spec only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from starlette.requests import Request
+
+from app.auth import Caller
+from app.errors import MalformedJSON, Unauthorized
+
+M = TypeVar("M", bound=BaseModel)
+_NOT_JSON = "The request body is not valid JSON (or not UTF-8)."
+
+
+def caller(request: Request) -> Caller:
+    """The caller the gate admitted, as `app.auth.current_caller`."""
+    found: Caller | None = request.scope.get("state", {}).get("caller")
+    if found is None:  # a request the gate did not admit has no tenant
+        raise Unauthorized("Send `Authorization: Bearer <api key>`.")
+    return found
+
+
+def path_id(request: Request, name: str) -> str:
+    """A path id, checked against the id limits as `app.deps` does."""
+    value: str = request.path_params[name]
+    request.state.limits.check_id(value, ["path", name])
+    return value
+
+
+def located(exc: ValidationError, *where: str | int) -> list[dict[str, Any]]:
+    """pydantic's errors with FastAPI's location prefix (`body`, `query`, `header` ...)."""
+    return [{**e, "loc": (*where, *e["loc"])} for e in exc.errors(include_url=False)]
+
+
+def header(request: Request, name: str, adapter: TypeAdapter[Any]) -> tuple[Any, list[dict[str, Any]]]:
+    """An optional header through its declared constraints: (value or None, errors)."""
+    raw = request.headers.get(name)
+    if raw is None:
+        return None, []
+    try:
+        return adapter.validate_python(raw), []
+    except ValidationError as exc:
+        return None, located(exc, "header", name)
+
+
+async def json_body(request: Request, model: type[M], *, errors: Sequence[dict[str, Any]] = ()) -> M:
+    """The body as `model`, as FastAPI reads a JSON body parameter: `json.loads` (not orjson: the
+    same numbers, NaN included, as before), then validation in Python mode. `errors` (other
+    parameters' errors) are reported with the body's, in one 422, as FastAPI does."""
+    raw = await request.body()
+    data: Any = None
+    problems: list[dict[str, Any]] = list(errors)
+    if not raw:
+        problems.append({"type": "missing", "loc": ("body",), "msg": "Field required", "input": None})
+    else:
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise MalformedJSON(_NOT_JSON) from None
+    parsed: M | None = None
+    if raw:
+        try:
+            parsed = model.model_validate(data)
+        except ValidationError as exc:
+            problems.extend(located(exc, "body"))
+    if problems:
+        raise RequestValidationError(problems)
+    assert parsed is not None
+    return parsed
+
+
+def json_bytes(model: BaseModel) -> bytes:
+    """A response model as FastAPI sends it (by alias, every field): pydantic's own serialiser,
+    without the re-validation FastAPI gives a returned model."""
+    return model.model_dump_json(by_alias=True).encode()
