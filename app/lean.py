@@ -62,16 +62,16 @@ async def json_body(request: Request, model: type[M], *, errors: Sequence[dict[s
     parameters' errors) are reported with the body's, in one 422, as FastAPI does."""
     raw = await request.body()
     data: Any = None
-    problems: list[dict[str, Any]] = list(errors)
-    if not raw:
-        problems.append({"type": "missing", "loc": ("body",), "msg": "Field required", "input": None})
-    else:
+    if raw:
         try:
             data = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise MalformedJSON(_NOT_JSON) from None
+    problems: list[dict[str, Any]] = list(errors)
     parsed: M | None = None
-    if raw:
+    if data is None:  # no body, or JSON `null`: a required body is missing
+        problems.append({"type": "missing", "loc": ("body",), "msg": "Field required", "input": None})
+    else:
         try:
             parsed = model.model_validate(data)
         except ValidationError as exc:

@@ -31,6 +31,8 @@ ODD: list[tuple[str, str, bytes | None, dict[str, str]]] = [
     ("POST", APPEND, b"{", JSON),
     ("POST", APPEND, b"\xff\xfe{}", JSON),
     ("POST", APPEND, b"[]", JSON),
+    ("POST", APPEND, b"null", JSON),
+    ("POST", "/v1/search", b"null", JSON),
     ("POST", APPEND, b'{"messages": []}', JSON),
     ("POST", APPEND, b'{"messages": [{"role": "robot", "content": 5}]}', JSON),
     ("POST", APPEND, ONE, {**JSON, "Idempotency-Key": "has space"}),
