@@ -58,7 +58,8 @@ def header(request: Request, name: str, adapter: TypeAdapter[Any]) -> tuple[Any,
 
 async def json_body(request: Request, model: type[M], *, errors: Sequence[dict[str, Any]] = ()) -> M:
     """The body as `model`, as FastAPI reads a JSON body parameter: `json.loads` (not orjson: the
-    same numbers, NaN included, as before), then validation in Python mode. `errors` (other
+    same numbers, NaN included, as before), then validation in Python mode with `from_attributes`
+    (FastAPI's, so the errors read the same). `errors` (other
     parameters' errors) are reported with the body's, in one 422, as FastAPI does."""
     raw = await request.body()
     data: Any = None
@@ -69,11 +70,11 @@ async def json_body(request: Request, model: type[M], *, errors: Sequence[dict[s
             raise MalformedJSON(_NOT_JSON) from None
     problems: list[dict[str, Any]] = list(errors)
     parsed: M | None = None
-    if data is None:  # no body, or JSON `null`: a required body is missing
+    if not raw:  # no body at all (JSON `null` is validated, and refused, like any other value)
         problems.append({"type": "missing", "loc": ("body",), "msg": "Field required", "input": None})
     else:
         try:
-            parsed = model.model_validate(data)
+            parsed = model.model_validate(data, from_attributes=True)  # as FastAPI's field.validate
         except ValidationError as exc:
             problems.extend(located(exc, "body"))
     if problems:
