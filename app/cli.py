@@ -64,7 +64,6 @@ def serve(
     """Serve the API. Without ENGRAM_DATABASE_URL, starts the embedded PostgreSQL first."""
     import uvicorn
 
-    from app.db.migrate import PgvectorMissing, upgrade
     from app.http_server import PROTOCOL
     from app.logging import configure_logging
 
@@ -77,12 +76,7 @@ def serve(
         assert url is not None
         if migrate and settings.migrate_on_start:
             typer.echo("engram: applying database migrations", err=True)
-            try:
-                asyncio.run(upgrade(url, settings.embedding_dim))
-            except PgvectorMissing as exc:
-                typer.echo(f"engram: {exc}", err=True)
-                raise typer.Exit(1) from None
-        _check_encryption(settings, url)
+        _prepare_database(settings, url, migrate=migrate and settings.migrate_on_start)
         typer.echo(
             f"engram: starting the API on http://{settings.host}:{settings.port} "
             "(/healthz answers first; /readyz once the model is loaded)",
@@ -116,20 +110,57 @@ def serve(
     _exit_now()
 
 
-def _check_encryption(settings: Settings, url: str) -> None:
-    """Stop with one line when ENGRAM_ENCRYPTION_KEYS does not fit the database (app/crypto/keys.py)."""
-    from app.crypto.keys import EncryptionKeyError, start_encryption
-    from app.db.engine import make_engine
+def _prepare_database(settings: Settings, url: str, *, migrate: bool) -> None:
+    """Apply the migrations and check the encryption keys, in a child process; stop with one line
+    if either cannot be done. This process supervises the API processes for as long as they run,
+    and Alembic, SQLAlchemy and the models, once imported, would stay in its memory for nothing
+    (~40 MB of the production shape's footprint, docs/benchmarks.md)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
 
-    async def check() -> None:
-        engine = make_engine(settings, url, pool_size=1, max_overflow=0, application_name="engram-cli")
-        try:
-            await start_encryption(settings.encryption_keys, engine)
-        finally:
-            await engine.dispose()
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as child:
+        refused = child.submit(_prepare_in_child, settings, url, migrate).result()  # others raise
+    if refused is not None:
+        typer.echo(f"engram: {refused}", err=True)
+        raise typer.Exit(1)
+
+
+def _prepare_in_child(settings: Settings, url: str, migrate: bool) -> str | None:
+    """None when the database is ready, else why not (pgvector missing, keys that do not fit)."""
+    from app.crypto.keys import EncryptionKeyError
+    from app.db.migrate import PgvectorMissing, upgrade
+
+    async def prepare() -> None:
+        if migrate:
+            await upgrade(url, settings.embedding_dim)
+        await _encryption_fits(settings, url)
 
     try:
-        asyncio.run(check())
+        asyncio.run(prepare())
+    except (PgvectorMissing, EncryptionKeyError) as exc:
+        return str(exc)
+    return None
+
+
+async def _encryption_fits(settings: Settings, url: str) -> None:
+    """Raise EncryptionKeyError when ENGRAM_ENCRYPTION_KEYS does not fit the database
+    (app/crypto/keys.py)."""
+    from app.crypto.keys import start_encryption
+    from app.db.engine import make_engine
+
+    engine = make_engine(settings, url, pool_size=1, max_overflow=0, application_name="engram-cli")
+    try:
+        await start_encryption(settings.encryption_keys, engine)
+    finally:
+        await engine.dispose()
+
+
+def _check_encryption(settings: Settings, url: str) -> None:
+    """Stop with one line when ENGRAM_ENCRYPTION_KEYS does not fit the database."""
+    from app.crypto.keys import EncryptionKeyError
+
+    try:
+        asyncio.run(_encryption_fits(settings, url))
     except EncryptionKeyError as exc:
         typer.echo(f"engram: {exc}", err=True)
         raise typer.Exit(1) from None

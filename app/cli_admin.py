@@ -14,17 +14,18 @@ import json
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import BaseModel
-from sqlalchemy.exc import DBAPIError, ProgrammingError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.cli_common import settings_with, start_embedded_if_needed
 from app.config import Settings
-from app.errors import AppError
-from app.pagination import Page, PageRequest
+
+if TYPE_CHECKING:  # imported where used: `engram serve`'s supervisor imports this module too
+    from pydantic import BaseModel
+    from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+    from app.pagination import Page, PageRequest
 
 T = TypeVar("T")
 keys = typer.Typer(help="Create, list and revoke tenants' API keys (in the database).", no_args_is_help=True)
@@ -42,7 +43,10 @@ def _run(
 ) -> tuple[Settings, T]:
     """`work` in one transaction on Engram's database, then `after` the commit; problems become
     one line and exit 1."""
+    from sqlalchemy.exc import DBAPIError, ProgrammingError
+
     from app.db.engine import make_engine
+    from app.errors import AppError
 
     settings = settings_with(data_dir=data_dir)
     embedded = start_embedded_if_needed(settings)
@@ -79,6 +83,7 @@ def _run(
 
 
 def _check_id(settings: Settings, value: str, what: str) -> None:
+    from app.errors import AppError
     from app.limits import Limits
 
     try:
@@ -104,6 +109,8 @@ def _cell(value: Any) -> str:
 
 
 async def _all_pages(fetch: Callable[[PageRequest], Awaitable[Page[Any]]]) -> list[Any]:
+    from app.pagination import PageRequest
+
     items: list[Any] = []
     cursor: str | None = None
     while True:

@@ -8,13 +8,15 @@ and the worker re-encrypts (docs/encryption.md).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.cli_admin import AsJson, DataDir, _run
 from app.config import Settings
+
+if TYPE_CHECKING:  # `engram serve`'s supervisor imports this module too: it stays small
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 encryption = typer.Typer(
     help="Encryption at rest: make a key; show the keys in use and the rotation's progress.",

@@ -173,6 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rss, pss = pss_mb(procs)
                 rows.append((name, len(procs), rss, pss))
             per_api = [(q.pid, *pss_mb([q])) for q in tree(api.proc.pid)]
+            per_worker = [(q.pid, *pss_mb([q])) for q in tree(worker.pid)]
             print(
                 f"\nproduction shape, {args.sessions * args.messages:,} messages, {args.procs} API "
                 f"processes, query embeddings: {args.embedder}"
@@ -184,6 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"| **all** | {sum(r[1] for r in rows)} | {total_rss:.0f} | **{total_pss:.0f}** |")
             print("\nAPI processes one by one (pid, RSS MB, PSS MB):")
             for pid, rss, pss in per_api:
+                print(f"  {pid}: {rss:.0f} / {pss:.0f}")
+            print("worker processes one by one (pid, RSS MB, PSS MB):")
+            for pid, rss, pss in per_worker:
                 print(f"  {pid}: {rss:.0f} / {pss:.0f}")
             print("\nhybrid search, query embedded per search (p50 ms, p95 ms, searches/s):")
             for c in (1, 16):
