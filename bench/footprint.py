@@ -39,7 +39,7 @@ import psutil
 
 from bench import memory as mem
 from bench.append import postmaster_pid, tree
-from tests.support.procs import stop
+from tests.support.procs import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         api = worker = None
         try:
             mem.migrate(pg.url, log)
-            embed_port = mem.free_port()
+            embed_port = free_port()
             shared = args.embedder == "shared"
             api = mem.start_api(
                 pg.url,

@@ -8,8 +8,8 @@ the given concurrency, alternating the variants round by round (the order flips 
 With `--embedder shared` the API processes embed queries through the worker's endpoint
 (ENGRAM_EMBED_URL) and the worker's CPU is part of each search; with `each` they load the model.
 
-    .venv/bin/python bench/search_ab.py --a /tmp/before/app --b app      # lean route before/after
-    .venv/bin/python bench/search_ab.py --a app --b app --embedder-a each --embedder-b shared
+    .venv/bin/python -m bench.search_ab --a /tmp/before/app --b app      # lean route before/after
+    .venv/bin/python -m bench.search_ab --a app --b app --embedder-a each --embedder-b shared
 
 Everything started here is stopped on exit. Other ENGRAM_* variables pass through.
 """
@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -29,13 +28,10 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from bench import memory as mem  # noqa: E402
-from bench.append import cpu_seconds, postmaster_pid, stop_api, tree  # noqa: E402
-from bench.footprint import wait_indexed  # noqa: E402
+from bench import memory as mem
+from bench.append import cpu_seconds, postmaster_pid, tree
+from bench.footprint import wait_indexed
+from tests.support.procs import free_port, stop
 
 QUERIES = [
     "where did I move last year",
@@ -109,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             mem.APP_DIR = variants[1].app_dir.parent
             mem.migrate(pg.url, log)
-            embed_port = mem.free_port()
+            embed_port = free_port()
             embed_url = f"http://127.0.0.1:{embed_port}"
             for v in variants:
                 mem.APP_DIR = v.app_dir.parent
@@ -167,10 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         finally:
             if worker is not None:
-                stop_api(worker)
+                stop(worker)
             for v in variants:
                 if v.api is not None:
-                    stop_api(v.api.proc)
+                    stop(v.api.proc)
             rs.stop()
             pg.stop()
 
