@@ -69,6 +69,10 @@ class ModelGate:
             return f"error: {self._error}"
         return f"preparing ({self._preparing})"
 
+    async def readiness(self) -> str:
+        """`status()`, as /readyz asks every embedder (a remote one checks its endpoint)."""
+        return self.status()
+
     async def wait_ready(self, stop: asyncio.Event) -> bool:
         """Wait until the model is ready (True), or could not be loaded or `stop` is set (False)."""
         if self._task is None:

@@ -53,16 +53,30 @@ class RemoteEmbedder:
         everything else serves, so /readyz reports it as degraded, not unavailable."""
         return "ok" if self._last_error is None else f"unreachable ({self._last_error})"
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        if time.monotonic() < self._down_until:
-            raise self._down()
+    async def readiness(self) -> str:
+        """`status()` after asking the endpoint's /healthz (what /readyz shows)."""
+        try:
+            answer = await self._http().get(f"{self.url}/healthz", timeout=min(self._timeout, 1.0))
+            answer.raise_for_status()
+        except httpx.HTTPError as exc:
+            self._last_error = type(exc).__name__
+        else:
+            self._last_error = None
+        return self.status()
+
+    def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             # Keep-alive connections to the one endpoint; the pool bounds what a burst opens.
             self._client = httpx.AsyncClient(
                 timeout=self._timeout, limits=httpx.Limits(max_connections=32, max_keepalive_connections=8)
             )
+        return self._client
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if time.monotonic() < self._down_until:
+            raise self._down()
         try:
-            answer = await self._client.post(
+            answer = await self._http().post(
                 f"{self.url}/embed",
                 content=orjson.dumps({"texts": list(texts)}),
                 headers={"content-type": "application/json"},

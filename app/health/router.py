@@ -45,7 +45,7 @@ async def healthz() -> dict[str, str]:
 )
 async def readyz(request: Request) -> Any:
     state = request.state
-    ready, body = await readiness(state.engine, state.redis, state.embedder.status())
+    ready, body = await readiness(state.engine, state.redis, await state.embedder.readiness())
     return JSONResponse(body, status_code=200 if ready else 503)
 
 

@@ -73,7 +73,7 @@ async def test_vectors_come_back_in_order_and_concurrent_queries_share_calls(
         answers = await asyncio.gather(*(client.embed([t]) for t in texts))
         assert [int(a[0, 0]) for a in answers] == list(range(1, 33))
         assert len(model.calls) < 1 + len(texts)  # bursts went together
-        assert client.status() == "ok"
+        assert client.status() == "ok" and await client.readiness() == "ok"
     finally:
         await client.aclose()
 
@@ -96,6 +96,7 @@ async def test_an_endpoint_that_is_down_fails_at_once_then_fast() -> None:
             await client.embed(["q"])
         assert down.value.status == 503 and down.value.headers == {"Retry-After": "2"}
         assert client.status().startswith("unreachable")
+        assert (await client.readiness()).startswith("unreachable")  # /readyz asks the endpoint
         started = time.monotonic()
         with pytest.raises(EmbedderDown):
             await client.embed(["q"])  # within the fail-fast second: not even tried
