@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.ai.batcher import BatchedEmbedder
 from app.ai.model_gate import ModelGate
 from app.ai.remote_embedder import RemoteEmbedder
 from app.ai.tokenizer import Tokenizer
@@ -40,7 +41,8 @@ class State(TypedDict):
     settings: Settings
     engine: AsyncEngine
     redis: Redis | None
-    embedder: ModelGate | RemoteEmbedder
+    # Queries only: the worker embeds with the model gate itself, apart from this batching.
+    embedder: BatchedEmbedder | RemoteEmbedder
     waker: Waker
     tokenizer: Tokenizer
     limits: Limits
@@ -82,29 +84,31 @@ def make_lifespan(
             )
             async with engine.begin() as conn:
                 await ensure_tenant(conn, tenant_id=settings.default_tenant)
-        embedder: ModelGate | RemoteEmbedder
+        embedder: BatchedEmbedder | RemoteEmbedder
+        gate: ModelGate | None = None
         if settings.embed_url is not None:
-            # Queries are embedded by the worker's model (app/ai/embed_server.py): this process
-            # loads none (~80 MB less each, docs/benchmarks.md).
+            # Queries are embedded by the worker's model (app/ai/embed_server.py, which batches
+            # them): this process loads none (~80 MB less each, docs/benchmarks.md).
             embedder = RemoteEmbedder(settings, settings.embed_url)
         else:
             # The model loads in the background (a first run exports it, ~30 s): the API serves
             # meanwhile, /readyz says why it is not ready, and the worker starts once it is.
             inner = await checked_embedder(settings, engine)
-            embedder = ModelGate(inner, exporting=needs_export(inner))
-            embedder.prepare()
+            gate = ModelGate(inner, exporting=needs_export(inner))
+            gate.prepare()
+            embedder = BatchedEmbedder(gate)
         stop = asyncio.Event()
         wake = asyncio.Event() if settings.run_worker else None
         worker_task: asyncio.Task[None] | None = None
-        if settings.run_worker and isinstance(embedder, ModelGate):  # EMBED_URL refuses RUN_WORKER
+        if settings.run_worker and gate is not None:  # EMBED_URL refuses RUN_WORKER
             # Imported only here: an API process without a worker need not hold its steps.
             from app.worker import Worker
 
-            gate = embedder
+            model = gate
             worker = Worker(
                 settings=settings,
                 engine=engine,
-                embedder=embedder,
+                embedder=gate,
                 redis=redis,
                 metrics=metrics,
                 wake=wake,
@@ -112,7 +116,7 @@ def make_lifespan(
             )
 
             async def run_worker_when_ready() -> None:
-                if await gate.wait_ready(stop):
+                if await model.wait_ready(stop):
                     await worker.run(stop)
 
             worker_task = asyncio.create_task(run_worker_when_ready(), name="engram-worker")

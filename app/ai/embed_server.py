@@ -21,7 +21,8 @@ import orjson
 import structlog
 import uvicorn
 
-from app.ai.embedder import Embedder, Vectors
+from app.ai.batcher import Batcher
+from app.ai.embedder import Embedder
 
 _log = structlog.get_logger("engram.embed_server")
 
@@ -33,38 +34,6 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-
-class Batcher:
-    """Texts of concurrent requests in one model call: while a call runs, the next ones queue."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
-        self._queue: list[tuple[Sequence[str], asyncio.Future[Vectors]]] = []
-        self._task: asyncio.Task[None] | None = None
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        future: asyncio.Future[Vectors] = asyncio.get_running_loop().create_future()
-        self._queue.append((texts, future))
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._drain(), name="engram-embed-batch")
-        return await future
-
-    async def _drain(self) -> None:
-        while self._queue:
-            batch, self._queue = self._queue, []
-            try:
-                vectors = await self._embedder.embed([t for texts, _ in batch for t in texts])
-            except Exception as exc:  # every waiter of this call gets the error (a 503 to its API)
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            start = 0
-            for texts, future in batch:
-                if not future.done():  # its request may have gone (client disconnected)
-                    future.set_result(vectors[start : start + len(texts)])
-                start += len(texts)
 
 
 class EmbedApp:
