@@ -126,12 +126,17 @@ class KeyResolver:
                 self.known.pop(digest, None)
 
 
-async def current_caller(request: Request, creds: Credentials) -> Caller:
-    """The caller the gate admitted (`creds` only documents the scheme in the OpenAPI spec)."""
+def admitted_caller(request: Request) -> Caller:
+    """The caller the gate admitted to this request."""
     caller: Caller | None = request.scope.get("state", {}).get("caller")
     if caller is None:  # a route outside the gate's paths: not one that has a tenant
         raise Unauthorized("Send `Authorization: Bearer <api key>`.")
     return caller
+
+
+async def current_caller(request: Request, creds: Credentials) -> Caller:
+    """`admitted_caller` as a dependency (`creds` only documents the scheme in the OpenAPI spec)."""
+    return admitted_caller(request)
 
 
 async def current_tenant(caller: Annotated[Caller, Depends(current_caller)]) -> str:

@@ -18,19 +18,14 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.requests import Request
 
-from app.auth import Caller
-from app.errors import MalformedJSON, Unauthorized
+from app.auth import admitted_caller
+from app.errors import MalformedJSON
 
 M = TypeVar("M", bound=BaseModel)
 _NOT_JSON = "The request body is not valid JSON (or not UTF-8)."
 
 
-def caller(request: Request) -> Caller:
-    """The caller the gate admitted, as `app.auth.current_caller`."""
-    found: Caller | None = request.scope.get("state", {}).get("caller")
-    if found is None:  # a request the gate did not admit has no tenant
-        raise Unauthorized("Send `Authorization: Bearer <api key>`.")
-    return found
+caller = admitted_caller  # as `app.auth.current_caller` resolves it for the FastAPI routes
 
 
 def path_id(request: Request, name: str) -> str:
