@@ -117,7 +117,7 @@ async def search(
             if c.row.get("vec") is not None:
                 c.vector = from_db_vector(c.row["vec"])
         ordered = await _diversify(ordered, req.mmr or 0.0, req.limit)
-    top = ordered[: req.limit]
+    top = await _page_fields(conn, tenant_id, ordered[: req.limit])
     await _cite(conn, tenant_id, top)
     return SearchResponse(
         results=[_hit(c) for c in top],
@@ -146,7 +146,7 @@ async def _messages(
         params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
         if weighted:
             params["q"] = as_db_vector(query_vec)
-        keyword_rows = await q.rows(conn, q.keyword_query(scope, with_vectors, weighted), params)
+        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors, weighted), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
         w = weights(settings)
@@ -165,9 +165,9 @@ async def _role_bias(conn: AsyncConnection, scope: q.Scope, rows: list[dict[str,
         return {}
     people = ranking.people_sessions(rows)
     chosen = {
-        r.session_id: r.bias
-        for r in (await conn.execute(q.ROLE_BIAS, {"t": scope.params["t"], "sids": sids})).all()
-        if isinstance(r.bias, bool)
+        r["session_id"]: r["bias"]
+        for r in await q.fetch(conn, q.ROLE_BIAS, {"t": scope.params["t"], "sids": sids})
+        if isinstance(r["bias"], bool)
     }
     return {sid: chosen.get(sid, sid not in people) for sid in sids}
 
@@ -214,7 +214,7 @@ async def _neighbours(
     if not sids:
         return []
     params = {**scope.params, "q": as_db_vector(query_vec), "nsids": sids, "nseqs": seqs}
-    rows = await q.rows(conn, q.neighbours_query(scope, with_vectors), params)
+    rows = await q.fetch(conn, q.neighbours_query(scope, with_vectors), params)
     for row in rows:
         if row["eligible"] and row["semantic"] is not None and row["message_id"] not in cands:
             cands[row["message_id"]] = ranking.Candidate(row=row, semantic=float(row["semantic"]))
@@ -266,9 +266,29 @@ async def _semantic(
         ).scalar_one()
         exact = size <= settings.search_exact_max_rows
     if exact:
-        return await q.rows(conn, q.exact_semantic_query(scope, with_vectors), params)
+        return await q.fetch(conn, q.exact_semantic_query(scope, with_vectors), params)
     await conn.execute(q.ANN_SETTINGS, {"ef": str(max(n, 40)), "mst": str(settings.search_max_scan_tuples)})
-    return await q.rows(conn, q.ann_semantic_query(scope, with_vectors), params)
+    return await q.fetch(conn, q.ann_semantic_query(scope, with_vectors), params)
+
+
+async def _page_fields(
+    conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candidate]
+) -> list[ranking.Candidate]:
+    """The returned message hits' `user_id` and `metadata` (ranking reads neither: sql.RANK_COLS),
+    in one query. A message deleted since its candidate was read is no longer returned."""
+    ids = [c.row["message_id"] for c in hits if c.kind == Kind.messages]
+    if not ids:
+        return hits
+    found = {r["message_id"]: r for r in await q.fetch(conn, q.PAGE_FIELDS, {"t": tenant_id, "ids": ids})}
+    kept = []
+    for c in hits:
+        if c.kind == Kind.messages:
+            more = found.get(c.row["message_id"])
+            if more is None:
+                continue
+            c.row["user_id"], c.row["metadata"] = more["user_id"], more["metadata"]
+        kept.append(c)
+    return kept
 
 
 async def _cite(conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candidate]) -> None:

@@ -4,16 +4,22 @@ always is."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.crypto import fields
-from app.db.sql import jsonb
+from app.db.sql import Direct, driver, jsonb
+from app.jsonutil import dumps
 from app.search.schemas import SearchRequest
 
-HIT_COLS = "message_id, session_id, user_id, seq, role, name, content, metadata, created_at"
+# What ranking reads of a message candidate (and of a neighbour turn): ids, position, speaker,
+# text (questions, answers, duplicates) and time. `user_id` and `metadata` are read only for the
+# page the search returns (PAGE_FIELDS): decoding ~100-250 rows' JSONB metadata per search, most of
+# them never returned, was the largest part of a search's CPU (docs/benchmarks.md, issue 13).
+RANK_COLS = "message_id, session_id, seq, role, name, content, created_at"
 
 
 @dataclass
@@ -86,6 +92,32 @@ async def rows(conn: AsyncConnection, stmt: TextClause, params: dict[str, Any]) 
     return [fields.open_row(dict(r), tenant) for r in (await conn.execute(stmt, params)).mappings().all()]
 
 
+async def fetch(conn: AsyncConnection, stmt: TextClause, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """`rows`, sent on the driver's connection inside `conn`'s transaction (begun by the search's
+    first statement): asyncpg's records straight to dicts, without SQLAlchemy's result layer (a
+    third of reading a search's candidates). A metadata filter (a dict parameter) goes as JSON
+    text, as the jsonb codec SQLAlchemy registers on the connection takes it (PostgreSQL infers
+    its type from `@>`); that codec also decodes a selected JSONB column, as through SQLAlchemy.
+    Rows with an id column have their content and metadata opened (encryption on)."""
+    direct = _direct(stmt.text)
+    args = [dumps(v).decode() if isinstance(v, dict) else v for v in direct.args(params)]
+    tenant = params["t"]
+    return [fields.open_row(dict(r), tenant) for r in await (await driver(conn)).fetch(direct.sql, *args)]
+
+
+@lru_cache(maxsize=1024)
+def _direct(sql: str) -> Direct:
+    """A statement's asyncpg form, compiled once per distinct SQL text (one per shape of scope)."""
+    return Direct.of(text(sql))
+
+
+# The fields of the returned message hits that ranking does not read (RANK_COLS).
+PAGE_FIELDS = text(
+    "SELECT message_id, user_id, metadata FROM messages "
+    "WHERE tenant_id = :t AND message_id = ANY(CAST(:ids AS uuid[]))"
+)
+
+
 def bind(sql: str, scope: Scope) -> TextClause:
     clause = text(sql)
     metas = [jsonb(name) for name in scope.params if name.startswith("meta")]
@@ -103,9 +135,9 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     vec = ", embedding AS vec" if with_vectors else ""
     return bind(
         f"WITH scoped AS MATERIALIZED ("
-        f"  SELECT {HIT_COLS}, embedding FROM messages "
+        f"  SELECT {RANK_COLS}, embedding FROM messages "
         f"  WHERE {scope.where} AND embedding IS NOT NULL) "
-        f"SELECT {HIT_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
+        f"SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
         f"FROM scoped ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n",
         scope,
     )
@@ -129,10 +161,10 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     vec = ", embedding AS vec" if with_vectors else ""
     return bind(
         f"WITH near AS MATERIALIZED ("
-        f"  SELECT {HIT_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
+        f"  SELECT {RANK_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
         f"  WHERE {scope.where} AND embedding IS NOT NULL "
         f"  ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n) "
-        f"SELECT {HIT_COLS}, 1 - dist AS semantic{', vec' if with_vectors else ''} "
+        f"SELECT {RANK_COLS}, 1 - dist AS semantic{', vec' if with_vectors else ''} "
         f"FROM near ORDER BY dist",
         scope,
     )
@@ -191,7 +223,7 @@ def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False)
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = KEYWORD_SQL.format(cols=HIT_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
+    sql = KEYWORD_SQL.format(cols=RANK_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
     return bind(sql, scope)
 
 
@@ -201,7 +233,7 @@ def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
     vec = ", embedding AS vec" if with_vectors else ""
     eligible = " AND ".join(scope.filters) or "TRUE"
     return bind(
-        f"SELECT {HIT_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic, ({eligible}) AS eligible"
+        f"SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic, ({eligible}) AS eligible"
         f"{vec} FROM messages "
         f"WHERE {scope.owner_where} AND (session_id, seq) IN ("
         f"  SELECT s, n FROM unnest(CAST(:nsids AS text[]), CAST(:nseqs AS bigint[])) AS w(s, n))",

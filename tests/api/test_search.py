@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,9 +11,12 @@ import numpy as np
 import pytest
 from asgi_lifespan import LifespanManager
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
+from app.search import ranking, service
+from app.search import sql as q
 from tests.support.app import STARTUP, client_for, make_settings
 from tests.support.db import create_database, engine_for
 
@@ -158,6 +162,29 @@ async def test_tenants_and_users_never_see_each_other(
         assert [(h["user_id"], h["content"]) for h in out["results"]] == [
             ("bob", "My cat knocked my coffee over this morning.")
         ]
+
+
+async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
+    corpus: httpx.AsyncClient, db: AsyncEngine
+) -> None:
+    # Ranking reads no metadata or user id (sql.RANK_COLS): the returned page reads them by id.
+    out = await _search(corpus, query="pets and health", mode="semantic", limit=3)
+    assert len(out["results"]) == 3
+    ids = [h["id"] for h in out["results"]]
+    async with db.begin() as conn:
+        tenant = (
+            await conn.execute(
+                text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"), {"i": ids[0]}
+            )
+        ).scalar_one()
+        await conn.execute(q.CUSTOM_PLANS)  # as a search begins
+        gone = ranking.Candidate(row={"message_id": uuid.uuid4()})  # deleted since it was ranked
+        hits = [ranking.Candidate(row={"message_id": uuid.UUID(i)}) for i in ids]
+        kept = await service._page_fields(conn, tenant, [hits[0], gone, *hits[1:]])
+    assert [str(c.row["message_id"]) for c in kept] == ids
+    assert [(c.row["user_id"], c.row["metadata"]) for c in kept] == [
+        (h["user_id"], h["metadata"]) for h in out["results"]
+    ]
 
 
 async def test_min_score_is_honoured(corpus: httpx.AsyncClient) -> None:
