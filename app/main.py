@@ -55,6 +55,9 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
         # clients' calls. Handler names are unique (tests/unit/test_openapi.py).
         generate_unique_id_function=_operation_id,
+        # HTTP server spans when tracing is on (FastAPI's own OpenTelemetry support: outermost,
+        # so a request's span covers every middleware); nothing at all when it is off.
+        telemetry=tracing.fastapi_telemetry(),
     )
     install_error_handlers(app)
     app.include_router(root)
@@ -81,7 +84,7 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
     if settings.encryption_keys is not None:  # off: not even a pass through it
         ring = Keyring(settings.encryption_keys.get_secret_value())
         app.add_middleware(KeyringMiddleware, ring=ring)
-    tracing.instrument_app(app)  # outermost: a request's span covers every middleware
+    tracing.instrument_app(app)  # outermost of the middleware, inside the request's span
     return app
 
 

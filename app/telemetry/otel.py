@@ -1,21 +1,31 @@
-"""Tracing on: the OpenTelemetry SDK and the instrumentation packages of the `otel` extra.
+"""Tracing on: the OpenTelemetry SDK, FastAPI's own OpenTelemetry support for the HTTP server
+spans, and the instrumentation packages of the `otel` extra for SQL and Redis.
 
 Imported only by `app.telemetry.factory.make_tracing` when ENGRAM_OTEL=on. Configured by the
 standard variables: OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_EXPORTER (`otlp`,
 the default, `console` or `none`), OTEL_EXPORTER_OTLP_ENDPOINT / _HEADERS (OTLP over HTTP),
 OTEL_TRACES_SAMPLER(_ARG) and OTEL_BSP_* (batching).
+
+What a request costs is what decided the shape (bench/otel.py, docs/observability.md "Cost"):
+- HTTP: FastAPI's native telemetry (FastAPI >= 0.142), not opentelemetry-instrumentation-fastapi.
+  The instrumentor found each request's route by matching it against every route of the app,
+  wrapped the stack in three more middlewares and traced every background task; FastAPI names the
+  span when its router picks the route and adds nothing else with `operation_spans` off.
+- A request or worker step whose span is not recording (sampled out, or excluded) runs with the
+  instrumentation suppressed: its SQL and Redis calls return at the instrumentations' first check
+  instead of building attributes and non-recording spans that nobody keeps.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 from opentelemetry.instrumentation.redis import RedisInstrumentor
 from opentelemetry.instrumentation.sqlalchemy.engine import EngineTracer
 from opentelemetry.instrumentation.sqlalchemy.version import __version__ as sqlalchemy_instrumentation_version
@@ -29,6 +39,7 @@ from opentelemetry.sdk.trace.export import (
     SimpleSpanProcessor,
     SpanExporter,
 )
+from opentelemetry.sdk.trace.sampling import Sampler
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
@@ -38,8 +49,10 @@ from app.telemetry.tracing import Attributes, StepSpan
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+    from fastapi.telemetry import TelemetryConfig
     from redis.asyncio import Redis
     from sqlalchemy.ext.asyncio import AsyncEngine
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 _W3C = TraceContextTextMapPropagator()
 # Engram's own metrics are Prometheus (/metrics); the instrumentations' meters record nothing.
@@ -59,6 +72,35 @@ def _exporter() -> SpanExporter | None:
     return OTLPSpanExporter()
 
 
+def _excluded(patterns: str) -> Callable[[MutableMapping[str, Any]], bool]:
+    """FastAPI's `exclude`: a request whose path any of the comma-separated patterns matches (a
+    regular-expression search, as OTEL_PYTHON_FASTAPI_EXCLUDED_URLS reads them) is not traced."""
+    names = [p.strip() for p in patterns.split(",") if p.strip()]
+    if not names:
+        return lambda scope: False
+    found = re.compile("|".join(names)).search
+    return lambda scope: found(scope["path"]) is not None
+
+
+class _QuietUnlessRecorded:
+    """Inside the request's server span: when that span records nothing (sampled out, or no span
+    for an excluded path), the SQL and Redis instrumentation is suppressed for the whole request.
+    Their wrappers then return at their first check; otherwise each statement and command would
+    still format its attributes and start a span only to drop it, a fixed cost on every request
+    that sampling was meant to save."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Not the lifespan's scope: the worker it starts would inherit the suppression.
+        if scope["type"] not in ("http", "websocket") or trace.get_current_span().is_recording():
+            await self.app(scope, receive, send)
+            return
+        with suppress_instrumentation():
+            await self.app(scope, receive, send)
+
+
 class _Span:
     def __init__(self, span: trace.Span) -> None:
         self._span = span
@@ -73,12 +115,14 @@ class _Span:
 class OtelTracing:
     enabled = True
 
-    def __init__(self, settings: Settings, processor: SpanProcessor | None) -> None:
+    def __init__(
+        self, settings: Settings, processor: SpanProcessor | None, sampler: Sampler | None = None
+    ) -> None:
         self.settings = settings
         service = os.environ.get("OTEL_SERVICE_NAME") or "engram"
-        # The sampler comes from OTEL_TRACES_SAMPLER (default: parent-based, always on).
+        # Without `sampler`, OTEL_TRACES_SAMPLER's (default: parent-based, always on).
         self.provider = TracerProvider(
-            resource=Resource.create({SERVICE_NAME: service, SERVICE_VERSION: __version__})
+            sampler=sampler, resource=Resource.create({SERVICE_NAME: service, SERVICE_VERSION: __version__})
         )
         if processor is not None:
             self.provider.add_span_processor(processor)
@@ -96,19 +140,28 @@ class OtelTracing:
         return tracing
 
     @classmethod
-    def for_tests(cls, settings: Settings, exporter: SpanExporter) -> OtelTracing:
+    def for_tests(
+        cls, settings: Settings, exporter: SpanExporter, sampler: Sampler | None = None
+    ) -> OtelTracing:
         """Spans handed to `exporter` as each ends (an InMemorySpanExporter in the tests)."""
-        return cls(settings, SimpleSpanProcessor(exporter))
+        return cls(settings, SimpleSpanProcessor(exporter), sampler)
+
+    def fastapi_telemetry(self) -> TelemetryConfig:
+        return {
+            "tracer_provider": self.provider,
+            "tracing": True,
+            # Engram's metrics are Prometheus (/metrics) and its errors its own log lines.
+            "metrics": False,
+            "logs": False,
+            # One server span per request: no span per dependency, endpoint call, serialization
+            # or background task.
+            "operation_spans": False,
+            "auto_configure": False,  # the exporter is Engram's (OTEL_TRACES_EXPORTER above)
+            "exclude": _excluded(self.settings.otel_excluded_urls),
+        }
 
     def instrument_app(self, app: FastAPI) -> None:
-        FastAPIInstrumentor.instrument_app(
-            app,
-            tracer_provider=self.provider,
-            meter_provider=_NO_METERS,
-            excluded_urls=self.settings.otel_excluded_urls,
-            # One span per request, not one more per ASGI message of its body.
-            exclude_spans=["receive", "send"],
-        )
+        app.add_middleware(_QuietUnlessRecorded)
 
     def instrument_engine(self, engine: AsyncEngine) -> None:
         # Per engine and per provider (the instrumentor's `instrument(engine=)` is once per process
@@ -142,13 +195,18 @@ class OtelTracing:
             if len(parents) == 1
             else otel_context.Context()
         )
-        with self.tracer.start_as_current_span(
-            f"worker {kind}",
-            context=parent,
-            kind=SpanKind.CONSUMER,
-            links=[Link(p) for p in parents],
-            attributes={"engram.step": kind, **attributes},
-        ) as span:
+        with (
+            self.tracer.start_as_current_span(
+                f"worker {kind}",
+                context=parent,
+                kind=SpanKind.CONSUMER,
+                links=[Link(p) for p in parents],
+                attributes={"engram.step": kind, **attributes},
+            ) as span,
+            contextlib.ExitStack() as quiet,
+        ):
+            if not span.is_recording():  # sampled out (as its cause was): no SQL or Redis spans either
+                quiet.enter_context(suppress_instrumentation())
             yield _Span(span)
 
     def shutdown(self) -> None:

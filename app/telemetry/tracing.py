@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+    from fastapi.telemetry import TelemetryConfig
     from redis.asyncio import Redis
     from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -28,8 +29,13 @@ class StepSpan(Protocol):
 class Tracing(Protocol):
     enabled: bool
 
+    def fastapi_telemetry(self) -> TelemetryConfig:
+        """FastAPI's own OpenTelemetry settings (`FastAPI(telemetry=...)`): the HTTP server span of
+        each request, covering every middleware."""
+        ...
+
     def instrument_app(self, app: FastAPI) -> None:
-        """HTTP server spans for every request (before the app starts)."""
+        """What a traced request needs around the app's middleware (before the app starts)."""
 
     def instrument_engine(self, engine: AsyncEngine) -> None:
         """A span per SQL statement on `engine`."""
@@ -67,6 +73,11 @@ class NoTracing:
     """Tracing off: every call returns at once."""
 
     enabled = False
+
+    def fastapi_telemetry(self) -> TelemetryConfig:
+        # Off is off: FastAPI traces nothing either, even in a process whose host set up global
+        # OpenTelemetry providers (FastAPI would otherwise use them).
+        return {"tracing": False, "metrics": False, "logs": False, "auto_configure": False}
 
     def instrument_app(self, app: FastAPI) -> None:
         pass

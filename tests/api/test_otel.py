@@ -1,20 +1,25 @@
 """OpenTelemetry (ENGRAM_OTEL=on, the `otel` extra): HTTP, SQL and Redis spans, a span per worker
 step, and the trace context stored with the derived work, so an append and the embedding, summary
-and facts it causes are one trace. Spans are read from the SDK's InMemorySpanExporter. Off (the
-default), Engram imports no OpenTelemetry SDK or instrumentation, and stores no trace context."""
+and facts it causes are one trace. Spans are read from the SDK's InMemorySpanExporter. A trace
+sampled out starts no SQL or Redis span at all. Off (the default), Engram imports no OpenTelemetry
+SDK or instrumentation, and stores no trace context."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
+from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import SpanKind
+from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
 
 from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
@@ -27,15 +32,44 @@ TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 CLIENT_PARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
 
 
+class Asked(Sampler):
+    """The default sampler (parent-based, always on) that notes each span it is asked about: a
+    span the instrumentation never starts is never asked about."""
+
+    def __init__(self) -> None:
+        self.inner = ParentBased(ALWAYS_ON)
+        self.asked: list[tuple[int, str, SpanKind | None]] = []
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        self.asked.append((trace_id, name, kind))
+        return self.inner.should_sample(parent_context, trace_id, name, kind, attributes, links, trace_state)
+
+    def get_description(self) -> str:
+        return "Asked"
+
+
+Traced = tuple[FastAPI, InMemorySpanExporter, str, Asked]
+
+
 @pytest.fixture(scope="module")
-async def traced(pg: EmbeddedPostgres) -> AsyncIterator[tuple[FastAPI, InMemorySpanExporter, str]]:
+async def traced(pg: EmbeddedPostgres) -> AsyncIterator[Traced]:
     """An app of its own (its own database: no other test's worker takes its work), tracing on."""
     url = await create_database(pg)
     settings = make_settings(url, auth="off", otel="on", summary_trigger_messages=2, summary_keep_recent=0)
     exporter = InMemorySpanExporter()
-    app = create_app(settings, tracing=OtelTracing.for_tests(settings, exporter))
+    sampler = Asked()
+    app = create_app(settings, tracing=OtelTracing.for_tests(settings, exporter, sampler))
     async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
-        yield manager.app, exporter, url  # type: ignore[misc]
+        yield manager.app, exporter, url, sampler  # type: ignore[misc]
 
 
 def in_trace(exporter: InMemorySpanExporter, trace_id: str) -> list[ReadableSpan]:
@@ -48,10 +82,8 @@ def named(spans: list[ReadableSpan], name: str) -> list[ReadableSpan]:
     return [s for s in spans if s.name == name]
 
 
-async def test_an_append_and_the_work_it_causes_are_one_trace(
-    traced: tuple[FastAPI, InMemorySpanExporter, str],
-) -> None:
-    app, exporter, url = traced
+async def test_an_append_and_the_work_it_causes_are_one_trace(traced: Traced) -> None:
+    app, exporter, url, _ = traced
     async with client_for(app) as api:
         r = await api.post("/v1/sessions", json={"session_id": "trip", "user_id": "ada"})
         assert r.status_code == 201, r.text
@@ -78,6 +110,14 @@ async def test_an_append_and_the_work_it_causes_are_one_trace(
     (server,) = [s for s in spans if s.kind is SpanKind.SERVER]
     assert server.name == "POST /v1/sessions/{session_id}/messages"
     assert server.parent is not None and f"{server.parent.span_id:016x}" == "00f067aa0ba902b7"
+    # FastAPI's own server span, in the stable HTTP semantic conventions.
+    attributes = server.attributes or {}
+    assert attributes["http.request.method"] == "POST"
+    assert attributes["http.route"] == "/v1/sessions/{session_id}/messages"
+    assert attributes["http.response.status_code"] == 201
+    assert attributes["url.path"] == "/v1/sessions/trip/messages"
+    # One span for the request: none per dependency, endpoint call, serialization or background task.
+    assert not [s.name for s in spans if s.name.startswith(("fastapi.", "BackgroundTask"))]
     # The append's Redis cache write is a span of the request. (Its one SQL statement goes to
     # asyncpg directly, past SQLAlchemy and so past its instrumentation: the worker's SQL below is
     # traced, the append's is not yet.)
@@ -104,10 +144,43 @@ async def test_an_append_and_the_work_it_causes_are_one_trace(
         await db.dispose()
 
 
-async def test_idle_polls_make_no_spans_and_a_batch_of_many_causes_links_them(
-    traced: tuple[FastAPI, InMemorySpanExporter, str],
-) -> None:
-    app, exporter, _ = traced
+async def test_a_trace_sampled_out_starts_no_sql_or_redis_span(traced: Traced) -> None:
+    """Sampling keeps a fraction of the traces; the others must not pay for spans nobody keeps.
+    Under a span that records nothing, the request's Redis commands and the SQL of the worker step
+    it causes start no span: the instrumentation is suppressed, not merely sampled."""
+    app, exporter, url, sampler = traced
+    trace_id = "5ca1ab1e" * 4
+    dropped = {"traceparent": f"00-{trace_id}-00f067aa0ba902b7-00"}  # the caller's trace: not sampled
+    async with client_for(app) as api:
+        r = await api.post("/v1/sessions", json={"session_id": "unsampled", "user_id": "cy"})
+        assert r.status_code == 201, r.text
+        r = await api.post(
+            "/v1/sessions/unsampled/messages",
+            headers=dropped,
+            json={"messages": [{"role": "user", "content": "I keep bees in Porto."}]},
+        )
+        assert r.status_code == 201, r.text
+        r = await api.get("/v1/sessions/unsampled/memory", headers=dropped)  # Redis: the window
+        assert r.status_code == 200, r.text
+    db = engine_for(url)
+    try:
+
+        async def embedded() -> bool:
+            rows = await fetch(db, "SELECT embed_status FROM messages WHERE session_id = 'unsampled'")
+            return bool(rows) and all(r[0] == "done" for r in rows)
+
+        await until(embedded, within=120)  # the step, its SQL and its commit are over
+    finally:
+        await db.dispose()
+    asked = [(name, kind) for t, name, kind in sampler.asked if t == int(trace_id, 16)]
+    assert ("POST", SpanKind.SERVER) in asked and ("GET", SpanKind.SERVER) in asked
+    assert ("worker embed", SpanKind.CONSUMER) in asked
+    assert [a for a in asked if a[1] is SpanKind.CLIENT] == []
+    assert in_trace(exporter, trace_id) == []
+
+
+async def test_idle_polls_make_no_spans_and_a_batch_of_many_causes_links_them(traced: Traced) -> None:
+    app, exporter, _, _ = traced
     exporter.clear()
     async with client_for(app) as api:
         assert (await api.get("/healthz")).status_code == 200  # excluded: probes are not traced
