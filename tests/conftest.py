@@ -13,7 +13,7 @@ import pytest
 
 from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres, start_embedded
-from app.db.migrate import upgrade
+from tests.support.db import create_database
 from tests.support.model import load_local_model
 
 
@@ -33,5 +33,5 @@ def pg() -> Iterator[EmbeddedPostgres]:
 
 @pytest.fixture(scope="session")
 async def database_url(pg: EmbeddedPostgres) -> str:
-    await upgrade(pg.url, 384)
-    return pg.url
+    """The shared database: a copy of the migrated template (tests.support.db)."""
+    return await create_database(pg)

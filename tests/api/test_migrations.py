@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import uuid
-
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
@@ -13,17 +12,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.db.embedded import EmbeddedPostgres
 from app.db.engine import async_url
-from app.db.migrate import upgrade
+from app.db.migrate import alembic_config, upgrade
 from app.db.models import metadata
-
-
-async def _fresh_database(pg: EmbeddedPostgres) -> str:
-    name = f"mig_{uuid.uuid4().hex[:10]}"
-    engine = create_async_engine(async_url(pg.url), isolation_level="AUTOCOMMIT")
-    async with engine.connect() as conn:
-        await conn.execute(text(f'CREATE DATABASE "{name}"'))
-    await engine.dispose()
-    return pg.url.replace("/postgres?", f"/{name}?")
+from tests.support.db import create_database
 
 
 def _ignore_vector_dim(ctx: object, i: object, m: object, it: object, mt: object) -> bool | None:
@@ -31,8 +22,31 @@ def _ignore_vector_dim(ctx: object, i: object, m: object, it: object, mt: object
 
 
 async def test_upgrade_head_on_empty_database_matches_models(pg: EmbeddedPostgres) -> None:
-    url = await _fresh_database(pg)
+    url = await create_database(pg, migrate=False)
     await upgrade(url, 384)
+    await _assert_matches_models(url)
+
+
+async def test_the_tests_databases_are_copies_at_head_and_apart(pg: EmbeddedPostgres) -> None:
+    """tests.support.db copies a migrated template instead of migrating each database: a copy is
+    at the head revision with the whole schema, and a row written in one is not in another."""
+    first, second = await create_database(pg), await create_database(pg)
+    await _assert_matches_models(first)
+    heads = set()
+    for url in (first, second):
+        engine = create_async_engine(async_url(url))
+        async with engine.begin() as conn:
+            heads.add((await conn.execute(text("SELECT version_num FROM alembic_version"))).scalar())
+            if url == first:
+                await conn.execute(text("INSERT INTO tenants (tenant_id) VALUES ('only-in-first')"))
+            found = await conn.scalar(text("SELECT count(*) FROM tenants WHERE tenant_id = 'only-in-first'"))
+        await engine.dispose()
+        assert found == (1 if url == first else 0)
+    script = ScriptDirectory.from_config(alembic_config(first, 384))
+    assert heads == {script.get_current_head()}
+
+
+async def _assert_matches_models(url: str) -> None:
     engine = create_async_engine(async_url(url))
 
     def diff(conn: Connection) -> list[object]:
@@ -59,7 +73,7 @@ async def test_upgrade_head_on_empty_database_matches_models(pg: EmbeddedPostgre
 
 
 async def test_upgrade_is_idempotent_and_dimension_is_a_setting(pg: EmbeddedPostgres) -> None:
-    url = await _fresh_database(pg)
+    url = await create_database(pg, migrate=False)
     await upgrade(url, 768)
     await upgrade(url, 768)  # already at head: nothing to do, no error
     engine = create_async_engine(async_url(url))

@@ -9,24 +9,58 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from app.db.embedded import EmbeddedPostgres
 from app.db.engine import async_url, binary_vectors
 from app.db.migrate import upgrade
 
+# A migrated database that new ones are copied from: CREATE DATABASE … TEMPLATE copies the files
+# in a fraction of a second, where running the migrations again took 1.5 s (4 s under load) per
+# database, and ~35 fixtures ask for one.
+TEMPLATE = "engram_template"
+
 
 async def create_database(pg: EmbeddedPostgres, *, migrate: bool = True) -> str:
     """A new, empty (migrated) database on the test server; returns its URL."""
     name = f"t_{uuid.uuid4().hex[:12]}"
-    engine = create_async_engine(async_url(pg.url), isolation_level="AUTOCOMMIT")
-    async with engine.connect() as conn:
-        await conn.execute(text(f'CREATE DATABASE "{name}"'))
-    await engine.dispose()
-    url = pg.url.replace("/postgres?", f"/{name}?")
     if migrate:
-        await upgrade(url, 384)
-    return url
+        await _ensure_template(pg)
+    await _admin(pg, f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{TEMPLATE}"' if migrate else ""))
+    return _url(pg, name)
+
+
+async def _ensure_template(pg: EmbeddedPostgres) -> None:
+    """Make the template once per server: migrated under another name, then renamed, so a
+    half-built one is never copied (and two processes racing to make it both end well)."""
+    found = await _admin(pg, "SELECT 1 FROM pg_database WHERE datname = :n AND datistemplate", n=TEMPLATE)
+    if found:
+        return
+    building = f"b_{uuid.uuid4().hex[:12]}"
+    await _admin(pg, f'CREATE DATABASE "{building}"')
+    await upgrade(_url(pg, building), 384)
+    try:
+        await _admin(pg, f'ALTER DATABASE "{building}" RENAME TO "{TEMPLATE}"')
+    except DBAPIError:  # another process made it first
+        await _admin(pg, f'DROP DATABASE "{building}"')
+        return
+    await _admin(pg, f'ALTER DATABASE "{TEMPLATE}" IS_TEMPLATE true')
+
+
+async def _admin(pg: EmbeddedPostgres, sql: str, **params: Any) -> list[Any]:
+    """One statement on the server's `postgres` database, outside a transaction (CREATE DATABASE)."""
+    engine = create_async_engine(async_url(pg.url), isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            result = await conn.execute(text(sql), params)
+            return list(result.all()) if result.returns_rows else []
+    finally:
+        await engine.dispose()
+
+
+def _url(pg: EmbeddedPostgres, database: str) -> str:
+    return pg.url.replace("/postgres?", f"/{database}?")
 
 
 def engine_for(url: str) -> AsyncEngine:
