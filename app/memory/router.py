@@ -3,48 +3,25 @@
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, BackgroundTasks, Depends, Query, Request, Response
+from fastapi import APIRouter, BackgroundTasks, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import lean
-from app.ai.embedder import Embedder
-from app.ai.tokenizer import Tokenizer
-from app.cache.window import WindowCache
-from app.config import Settings
 from app.db.engine import read_connection
-from app.deps import ReadConn, SessionIdPath, TenantId
+from app.deps import AppParts, Parts, ReadConn, SessionIdPath, TenantId, app_parts
 from app.errors import ValidationFailed, problem_responses
 from app.facts.relevant import mark_used
-from app.limits import Limits
 from app.memory import service
 from app.memory.schemas import MemoryOut
 from app.messages.schemas import Role
 from app.middleware import OperationRoute
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["memory"])
-
-
-@dataclass(frozen=True)
-class _Parts:
-    cache: WindowCache
-    tokenizer: Tokenizer
-    limits: Limits
-    settings: Settings
-    embedder: Embedder
-    engine: AsyncEngine
-
-
-async def _parts(request: Request) -> _Parts:
-    # One dependency for the app's parts instead of one each (app.deps): FastAPI's per-dependency
-    # cost is a tenth of this hot route's CPU.
-    state = request.state
-    return _Parts(state.cache, state.tokenizer, state.limits, state.settings, state.embedder, state.engine)
 
 
 class MemoryParams(BaseModel):
@@ -82,7 +59,7 @@ async def get_memory(
     session_id: SessionIdPath,
     conn: ReadConn,
     tenant: TenantId,
-    parts: Annotated[_Parts, Depends(_parts)],
+    parts: AppParts,
     tasks: BackgroundTasks,
     params: Annotated[MemoryParams, Query()],
 ) -> Response:
@@ -93,7 +70,7 @@ async def get_memory(
 
 async def _answer(
     conn: AsyncConnection,
-    parts: _Parts,
+    parts: Parts,
     tasks: BackgroundTasks,
     *,
     tenant: str,
@@ -160,7 +137,7 @@ async def memory_endpoint(request: Request) -> Response:
     async with asynccontextmanager(read_connection)(request) as conn:
         return await _answer(
             conn,
-            await _parts(request),
+            app_parts(request),
             BackgroundTasks(),
             tenant=caller.tenant_id,
             session_id=session_id,

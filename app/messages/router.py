@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import partial
@@ -15,27 +14,23 @@ from pydantic import AfterValidator, StringConstraints, TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import lean
-from app.ai.tokenizer import Tokenizer
-from app.cache.window import WindowCache
 from app.cache.write_through import write_through
-from app.config import Settings
 from app.db.engine import AfterCommit, transaction
 from app.deps import (
-    Cache,
+    AppParts,
     CheckedLimits,
     Commit,
-    Config,
     Conn,
     MessageQuota,
+    Parts,
     SessionIdPath,
     TenantId,
     Tok,
     Wake,
+    app_parts,
 )
 from app.errors import problem_responses
 from app.jobs.due import SummaryPolicy
-from app.jobs.wake import Waker
-from app.limits import Limits
 from app.messages import service
 from app.messages.schemas import (
     AppendRequest,
@@ -104,11 +99,7 @@ async def append_messages(
     body: AppendRequest,
     conn: Conn,
     tenant: TenantId,
-    limits: CheckedLimits,
-    tokenizer: Tok,
-    settings: Config,
-    wake: Wake,
-    cache: Cache,
+    parts: AppParts,
     tasks: BackgroundTasks,
     after_commit: Commit,
     response: Response,
@@ -119,7 +110,7 @@ async def append_messages(
     # `append_endpoint` below, which shares `_append`.
     replayed, answer = await _append(
         conn,
-        _Parts(limits, tokenizer, settings, wake, cache),
+        parts,
         tasks,
         after_commit,
         quota=quota,
@@ -133,20 +124,9 @@ async def append_messages(
     return answer
 
 
-@dataclass(frozen=True)
-class _Parts:
-    """The app's parts an append uses (request.state's)."""
-
-    limits: Limits
-    tokenizer: Tokenizer
-    settings: Settings
-    wake: Waker
-    cache: WindowCache
-
-
 async def _append(
     conn: AsyncConnection,
-    parts: _Parts,
+    parts: Parts,
     tasks: BackgroundTasks,
     after_commit: AfterCommit,
     *,
@@ -176,7 +156,7 @@ async def _append(
     # After the commit: the woken worker finds the rows (after the response: nobody waits for it),
     # and the cache entry moves from the version before this append to the one after it (before
     # the response: an agent reads its memory right after appending, and that read should hit).
-    tasks.add_task(parts.wake.poke)
+    tasks.add_task(parts.waker.poke)
     if cache.enabled and done.base is not None and done.new is not None:
         after_commit.append(
             partial(
@@ -204,7 +184,7 @@ async def append_endpoint(request: Request) -> Response:
     state = request.state
     tasks = BackgroundTasks()
     quota = partial(state.admission.charge_messages, who)
-    parts = _Parts(state.limits, state.tokenizer, state.settings, state.waker, state.cache)
+    parts = app_parts(request)
     async with asynccontextmanager(transaction)(request) as conn:
         replayed, answer = await _append(
             conn,
