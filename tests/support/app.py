@@ -15,7 +15,19 @@ from app.config import Settings
 ADMIN_TOKEN = "test-admin-token"
 # App start-up loads the local model; the first run on a machine also exports it to ONNX.
 STARTUP = 180.0
-REDIS_URL = os.environ.get("ENGRAM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+# Redis databases for the tests: 15 for a plain run; under pytest-xdist one per worker (gw0 15,
+# gw1 12, ...), so each has a keyspace of its own. 11, 13 and 14 are the benchmarks' (bench/).
+_TEST_DBS = (15, 12, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+
+
+def _redis_db() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return _TEST_DBS[int(worker.removeprefix("gw")) % len(_TEST_DBS)]
+
+
+REDIS_URL = os.environ.get("ENGRAM_TEST_REDIS_URL", f"redis://127.0.0.1:6379/{_redis_db()}")
 
 
 def make_settings(database_url: str, **overrides: object) -> Settings:

@@ -68,6 +68,7 @@ def test_rotation_reads_old_keys_and_seals_with_the_first() -> None:
         (f"k1:{K1},k1:{K2}", "listed twice"),
         (" , ", "lists no key"),
     ],
+    ids=["no-key", "bad-id", "short", "not-base64", "twice", "empty"],  # K1, K2 are random: xdist
 )
 def test_malformed_key_lists_are_named(spec: str, message: str) -> None:
     with pytest.raises(KeyringError, match=message) as err:
