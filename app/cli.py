@@ -150,7 +150,7 @@ async def _encryption_fits(settings: Settings, url: str) -> None:
 
     engine = make_engine(settings, url, pool_size=1, max_overflow=0, application_name="engram-cli")
     try:
-        await start_encryption(settings.encryption_keys, engine)
+        await start_encryption(settings.encryption_keys, engine, keep_keywords=settings.keeps_keywords)
     finally:
         await engine.dispose()
 

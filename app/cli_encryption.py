@@ -40,7 +40,7 @@ def new_key(key_id: str = typer.Argument("k1", help="The id to list the key unde
 @encryption.command("status")
 def status(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     """Key ids that sealed data here (retired: no row is left under it) and, per table, the
-    re-encryption sweep's primary key, rows rewritten and whether it is done."""
+    re-encryption sweep's primary key and keyword-index setting, rows rewritten and whether it is done."""
     from app.crypto import rotation
 
     async def work(settings: Settings, conn: AsyncConnection) -> dict[str, Any]:
@@ -59,5 +59,6 @@ def status(data_dir: DataDir = None, as_json: AsJson = False) -> None:
     for t in found["rotation"]:
         state = "done" if t["done"] else "in progress"
         typer.echo(
-            f"table {t['table_name']:<17} to key {t['key_id']:<12} {state:<12} rewritten {t['rewritten']}"
+            f"table {t['table_name']:<17} to key {t['key_id']:<12} keywords {t['keyword_index']:<5} "
+            f"{state:<12} rewritten {t['rewritten']}"
         )

@@ -21,6 +21,13 @@ class Switch(StrEnum):
     off = "off"
 
 
+class KeywordIndex(StrEnum):
+    """What the keyword index holds of an encrypted text (docs/encryption.md)."""
+
+    drop = "drop"
+    keep = "keep"
+
+
 class Provider(StrEnum):
     local = "local"
     openai = "openai"
@@ -78,6 +85,14 @@ class Settings(BaseSettings):
         "message content, summaries, fact text and metadata values are stored encrypted (AES-256-GCM) "
         "under the first key; the others are still read, and the worker re-encrypts their rows under "
         "the first. Unset: nothing is encrypted (and data already encrypted refuses to start).",
+    )
+    encryption_keyword_index: KeywordIndex = Field(
+        KeywordIndex.drop,
+        description="With encryption on: `drop` keeps no word of an encrypted text in the keyword "
+        "index (keyword search finds encrypted rows by speaker name only); `keep` indexes their "
+        "words (`mode: keyword` and hybrid search find them), so the words, stemmed, are stored in "
+        "clear in the index. Every process needs the same value; a change is applied to existing "
+        "rows by the worker's sweep.",
     )
     encryption_rotation_batch: int = Field(
         200, ge=1, le=10_000, description="Rows the worker re-encrypts per transaction while keys rotate."
@@ -522,6 +537,11 @@ class Settings(BaseSettings):
                 "ENGRAM_RUN_WORKER=false and run `engram worker` with ENGRAM_WORKER_EMBED_PORT"
             )
         return self
+
+    @property
+    def keeps_keywords(self) -> bool:
+        """ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep: encrypted texts' words go into the keyword index."""
+        return self.encryption_keyword_index is KeywordIndex.keep
 
     @property
     def auth_on(self) -> bool:

@@ -67,7 +67,8 @@ def make_lifespan(
         if settings.migrate_on_start:
             await upgrade(url, settings.embedding_dim)
         engine = make_engine(settings, url)
-        await start_encryption(settings.encryption_keys, engine)  # before the worker: it reads sealed rows
+        # Before the worker: it reads sealed rows.
+        await start_encryption(settings.encryption_keys, engine, keep_keywords=settings.keeps_keywords)
         key_engine = make_key_engine(url)
         export_engine = make_export_engine(settings, url)
         metrics.watch_pool(lambda: pool_stats(engine))

@@ -82,7 +82,7 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
     routes = RouteTemplates(lambda: [*app.openapi()["paths"], MCP_PATH, *UI_PATHS])
     app.add_middleware(RequestContextMiddleware, metrics=metrics, routes=routes)
     if settings.encryption_keys is not None:  # off: not even a pass through it
-        ring = Keyring(settings.encryption_keys.get_secret_value())
+        ring = Keyring(settings.encryption_keys.get_secret_value(), keep_keywords=settings.keeps_keywords)
         app.add_middleware(KeyringMiddleware, ring=ring)
     tracing.instrument_app(app)  # outermost of the middleware, inside the request's span
     return app

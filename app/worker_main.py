@@ -32,7 +32,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     tracing = make_tracing(settings)
     tracing.instrument_engine(engine)
     tracing.instrument_redis(redis)
-    await start_encryption(settings.encryption_keys, engine)
+    await start_encryption(settings.encryption_keys, engine, keep_keywords=settings.keeps_keywords)
     embedder = await start_embedder(settings, engine)
     if settings.worker_metrics_port is not None:
         start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)

@@ -95,9 +95,14 @@ class _Key:
 
 
 class Keyring:
-    """The keys of ENGRAM_ENCRYPTION_KEYS, `id:base64key[,id:base64key...]`, the first the primary."""
+    """The keys of ENGRAM_ENCRYPTION_KEYS, `id:base64key[,id:base64key...]`, the first the primary.
 
-    def __init__(self, spec: str) -> None:
+    `keep_keywords` (ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep) travels with the keys because it decides,
+    wherever a text is sealed, whether its words also go into the keyword index (fields.keyword_text).
+    """
+
+    def __init__(self, spec: str, *, keep_keywords: bool = False) -> None:
+        self.keep_keywords = keep_keywords
         keys: dict[str, _Key] = {}
         for n, part in enumerate(p.strip() for p in spec.split(",")):
             if not part:

@@ -28,9 +28,9 @@ SEALED = "$enc"
 INDEX = "$bi"
 
 
-def configure(spec: str | None) -> Keyring | None:
+def configure(spec: str | None, *, keep_keywords: bool = False) -> Keyring | None:
     """Use the keys of `spec` (ENGRAM_ENCRYPTION_KEYS) from now on in this context; None: off."""
-    ring = Keyring(spec) if spec else None
+    ring = Keyring(spec, keep_keywords=keep_keywords) if spec else None
     _RING.set(ring)
     return ring
 
@@ -46,6 +46,18 @@ def done(token: Token[Keyring | None]) -> None:
 
 def keyring() -> Keyring | None:
     return _RING.get()
+
+
+def keeps_keywords() -> bool:
+    """Encryption on with ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep: a sealed text's words are indexed."""
+    ring = _RING.get()
+    return ring is not None and ring.keep_keywords
+
+
+def keyword_text(plain: str) -> str | None:
+    """What the `plain_tsv` column of a row whose text is sealed indexes (app/db/index_text.py):
+    the plain text when the words are kept, else None (nothing: the row is found by meaning only)."""
+    return plain if keeps_keywords() else None
 
 
 def aad(tenant: str, table: str, field: str, row: object) -> bytes:

@@ -79,9 +79,14 @@ async def check_keys(conn: AsyncConnection, ring: Keyring | None) -> None:
         )
 
 
-async def start_encryption(keys: SecretStr | None, engine: AsyncEngine) -> Keyring | None:
-    """Use the keyring of `keys` (ENGRAM_ENCRYPTION_KEYS) in this context, checked against the database."""
-    ring = fields.configure(keys.get_secret_value() if keys is not None else None)
+async def start_encryption(
+    keys: SecretStr | None, engine: AsyncEngine, *, keep_keywords: bool = False
+) -> Keyring | None:
+    """Use the keyring of `keys` (ENGRAM_ENCRYPTION_KEYS) in this context, checked against the
+    database; `keep_keywords` is ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep."""
+    ring = fields.configure(
+        keys.get_secret_value() if keys is not None else None, keep_keywords=keep_keywords
+    )
     try:
         async with engine.begin() as conn:
             await check_keys(conn, ring)
@@ -93,5 +98,10 @@ async def start_encryption(keys: SecretStr | None, engine: AsyncEngine) -> Keyri
         # As for the embedder's dimension (app/runtime.py): the API may start before its database.
         _log.warning("database unavailable at start; encryption keys not checked", error=str(exc))
     if ring is not None:
-        _log.info("encryption at rest: on", primary=ring.primary, keys=ring.key_ids)
+        _log.info(
+            "encryption at rest: on",
+            primary=ring.primary,
+            keys=ring.key_ids,
+            keyword_index="keep" if keep_keywords else "drop",
+        )
     return ring

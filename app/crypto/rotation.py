@@ -9,6 +9,11 @@ mid-way goes on from its last batch. Each row is written back only if it still h
 nothing waits on the sweep and nothing written meanwhile is lost. A pass that rewrote anything is
 followed by another; a clean pass over every table retires the other key ids
 (`encryption_keys.retired_at`), which may then leave the list.
+
+The same sweep applies ENGRAM_ENCRYPTION_KEYWORD_INDEX to the rows already written: with `keep`, a
+sealed row without the keyword index of its plain text (`plain_tsv`) gets it; with `drop`, a row
+that has one loses it. A pass is for one primary key and one setting (`encryption_rotation`'s
+`key_id` and `keyword_index`): changing either starts a new pass, resumable like any other.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.crypto import fields
 from app.crypto.envelope import Keyring, key_id_of
+from app.db.index_text import message_keywords, plain_tsv_sql
 from app.db.sql import jsonb
 
 _log = structlog.get_logger("engram.crypto")
@@ -38,12 +44,13 @@ class Table:
     texts: tuple[str, ...] = ("content",)
     meta: bool = False
     json: str | None = None  # a JSON column sealed whole
+    keywords: bool = False  # has `plain_tsv`, the keyword index of its sealed `content`
 
 
 TABLES = (
-    Table("messages", ("message_id",), "message_id::text", meta=True),
-    Table("summaries", ("summary_id",), "summary_id::text"),
-    Table("facts", ("fact_id",), "fact_id::text", meta=True),
+    Table("messages", ("message_id",), "message_id::text", meta=True, keywords=True),
+    Table("summaries", ("summary_id",), "summary_id::text", keywords=True),
+    Table("facts", ("fact_id",), "fact_id::text", meta=True, keywords=True),
     Table("fact_events", ("id",), "fact_id::text", texts=("old_content", "new_content")),
     Table(
         "idempotency_keys",
@@ -84,6 +91,20 @@ def _resealed(t: Table, row: Any, ring: Keyring) -> dict[str, Any] | None:
     return new or None
 
 
+def _mode(ring: Keyring) -> str:
+    return "keep" if ring.keep_keywords else "drop"
+
+
+def _keyword_text(t: Table, row: Any, ring: Keyring) -> str | None:
+    """What the row's `plain_tsv` should index under the setting: its plain text with `keep`
+    (a message's with its speaker's name, as an append indexes it), nothing with `drop`."""
+    if not ring.keep_keywords:
+        return None
+    m = row._mapping
+    plain = fields.open_text(m["content"], tenant=m["tenant_id"], table=t.name, field="content", row=m["rid"])
+    return message_keywords(name=m["name"], content=plain) if t.name == "messages" else plain
+
+
 def _columns(t: Table) -> list[str]:
     return [*t.texts, *(["metadata"] if t.meta else []), *([t.json] if t.json else [])]
 
@@ -101,6 +122,8 @@ async def _batch(
         params.update({f"k{i}": v for i, v in enumerate(after)})
     cols = _columns(t)
     picked = ["tenant_id", f"{t.row} AS rid", *(k for k in t.keys if k != "tenant_id"), *cols]
+    if t.keywords:
+        picked += ["plain_tsv IS NOT NULL AS has_tsv", *(["name"] if t.name == "messages" else [])]
     rows = (
         await conn.execute(
             text(f"SELECT {', '.join(picked)} FROM {t.name} {where} ORDER BY {keys} LIMIT :n"),
@@ -110,17 +133,29 @@ async def _batch(
     updates = []
     for r in rows:
         new = _resealed(t, r, ring)
-        if new is None:
-            continue
         m = r._mapping
+        # The keyword index is out of step with the setting: missing under `keep` (or the content
+        # is sealed only now), present under `drop`.
+        reindex = t.keywords and (
+            (ring.keep_keywords and (not m["has_tsv"] or "content" in (new or {})))
+            or (not ring.keep_keywords and m["has_tsv"])
+        )
+        if new is None and not reindex:
+            continue
         update: dict[str, Any] = {f"k{i}": m[k] for i, k in enumerate(t.keys)}
         for c in cols:
             update[f"old_{c}"] = m[c]
-            update[f"new_{c}"] = new.get(c, m[c])
+            update[f"new_{c}"] = (new or {}).get(c, m[c])
+        if t.keywords:
+            update["kw"] = _keyword_text(t, r, ring)
         updates.append(update)
     if updates:
         json_cols = [c for c in cols if c == "metadata" or c == t.json]
         sets = ", ".join(f"{c} = :new_{c}" for c in cols)
+        if t.keywords:  # every write sets it: a row the sweep writes agrees with the setting
+            sets += f", plain_tsv = {plain_tsv_sql('kw')}"
+        # The content's own value is the check: an edit meanwhile re-seals it (a new nonce), so
+        # its new name and keyword index are never overwritten with this read's.
         match = " AND ".join(
             [f"{k} = :k{i}" for i, k in enumerate(t.keys)]
             + [f"{c} IS NOT DISTINCT FROM :old_{c}" for c in cols]
@@ -150,12 +185,13 @@ class Rotation:
         self.engine = engine
         self.batch = batch
         self._on_rewritten = on_rewritten
-        self.finished_for: str | None = None  # the primary every table is done for (nothing to do)
+        # The primary and keyword setting every table is done for (nothing to do).
+        self.finished_for: tuple[str, str] | None = None
 
     async def run(self) -> int:
         """Re-encrypt for up to RUN_SECONDS; returns the rows rewritten."""
         ring = fields.keyring()
-        if ring is None or self.finished_for == ring.primary:
+        if ring is None or self.finished_for == (ring.primary, _mode(ring)):
             return 0
         deadline = time.monotonic() + RUN_SECONDS
         total = 0
@@ -169,7 +205,7 @@ class Rotation:
             else:
                 pending = True
         if not pending and await self._all_done(ring):
-            self.finished_for = ring.primary
+            self.finished_for = (ring.primary, _mode(ring))
         return total
 
     async def _step(self, t: Table, ring: Keyring) -> int | None:
@@ -185,7 +221,8 @@ class Rotation:
             state = (
                 await conn.execute(
                     text(
-                        "SELECT key_id, after, dirty, done FROM encryption_rotation WHERE table_name = :t "
+                        "SELECT key_id, keyword_index, after, dirty, done FROM encryption_rotation "
+                        "WHERE table_name = :t "
                         "FOR UPDATE SKIP LOCKED"
                     ),
                     {"t": t.name},
@@ -193,7 +230,8 @@ class Rotation:
             ).first()
             if state is None:
                 return None
-            if state.key_id != ring.primary:  # a new primary: a new sweep from the start
+            mode = _mode(ring)
+            if state.key_id != ring.primary or state.keyword_index != mode:  # a new sweep from the start
                 after, dirty, done = "", False, False
             else:
                 after, dirty, done = state.after, state.dirty, state.done
@@ -209,11 +247,19 @@ class Rotation:
                 after = orjson.dumps(last, default=str).decode()
             await conn.execute(
                 text(
-                    "UPDATE encryption_rotation SET key_id = :k, after = :a, dirty = :d, done = :done, "
-                    "rewritten = CASE WHEN key_id = :k THEN rewritten ELSE 0 END + :n, updated_at = now() "
-                    "WHERE table_name = :t"
+                    "UPDATE encryption_rotation SET key_id = :k, keyword_index = :m, after = :a, dirty = :d, "
+                    "done = :done, rewritten = CASE WHEN key_id = :k AND keyword_index = :m "
+                    "THEN rewritten ELSE 0 END + :n, updated_at = now() WHERE table_name = :t"
                 ),
-                {"t": t.name, "k": ring.primary, "a": after, "d": dirty, "done": done, "n": rewritten},
+                {
+                    "t": t.name,
+                    "k": ring.primary,
+                    "m": mode,
+                    "a": after,
+                    "d": dirty,
+                    "done": done,
+                    "n": rewritten,
+                },
             )
         if rewritten and self._on_rewritten is not None:
             self._on_rewritten(t.name, rewritten)
@@ -224,10 +270,10 @@ class Rotation:
             done = (
                 await conn.execute(
                     text(
-                        "SELECT count(*) FROM encryption_rotation WHERE key_id = :k AND done AND "
-                        "table_name = ANY(CAST(:names AS text[]))"
+                        "SELECT count(*) FROM encryption_rotation WHERE key_id = :k AND keyword_index = :m "
+                        "AND done AND table_name = ANY(CAST(:names AS text[]))"
                     ),
-                    {"k": ring.primary, "names": [t.name for t in TABLES]},
+                    {"k": ring.primary, "m": _mode(ring), "names": [t.name for t in TABLES]},
                 )
             ).scalar_one()
             if done < len(TABLES):
@@ -265,7 +311,8 @@ async def status(conn: AsyncConnection) -> dict[str, Any]:
         (
             await conn.execute(
                 text(
-                    "SELECT table_name, key_id, rewritten, done, updated_at FROM encryption_rotation "
+                    "SELECT table_name, key_id, keyword_index, rewritten, done, updated_at "
+                    "FROM encryption_rotation "
                     "ORDER BY table_name"
                 )
             )

@@ -16,16 +16,40 @@ that the worker embeds them again (as migrations/versions/*_search_text.py does)
 
 from __future__ import annotations
 
-# An encrypted content (app/crypto) gives the keyword index nothing: the words of a ciphertext are
-# noise, and the words of the plain text would be the text itself, stored in clear. So encrypted
-# rows are found by meaning (their embeddings) and by speaker name only (docs/encryption.md).
-PLAIN_CONTENT = "CASE WHEN starts_with(content, 'engram-enc:') THEN '' ELSE content END"
+# An encrypted content (app/crypto) gives the keyword index nothing of its own: the words of a
+# ciphertext are noise. What the index holds instead is the writer's choice, made in Python where
+# the plain text is known (ENGRAM_ENCRYPTION_KEYWORD_INDEX, docs/encryption.md): the ordinary column
+# `plain_tsv` holds `to_tsvector(<plain text>)` with `keep`, NULL with `drop` (the default), and the
+# generated column below takes it for a sealed content. A row in clear is indexed from its content
+# exactly as before, whatever `plain_tsv` holds, so a writer of plain rows (a bench's COPY, a
+# test's INSERT) needs to know nothing of this. An INSERT of a sealed row that leaves `plain_tsv`
+# out leaks nothing (the row is found by meaning only); an UPDATE of a sealed content must set it,
+# or the old text's words stay (every writer does: tests/api/test_encryption.py checks them).
+SEALED = "starts_with(content, 'engram-enc:')"
 
 # The generated column's expression (migrations and app/db/models.py): the speaker's name, then
 # the content, so a query naming the speaker matches their turns by word too.
-KEYWORD_SQL = f"to_tsvector('english'::regconfig, coalesce(name, '') || ' ' || {PLAIN_CONTENT})"
+KEYWORD_SQL = (
+    f"CASE WHEN {SEALED} "
+    "THEN coalesce(plain_tsv, to_tsvector('english'::regconfig, coalesce(name, '') || ' ')) "
+    "ELSE to_tsvector('english'::regconfig, coalesce(name, '') || ' ' || content) END"
+)
 # The same for summaries and facts, which have no speaker.
-TEXT_KEYWORD_SQL = f"to_tsvector('english'::regconfig, {PLAIN_CONTENT})"
+TEXT_KEYWORD_SQL = (
+    f"CASE WHEN {SEALED} THEN coalesce(plain_tsv, ''::tsvector) "
+    "ELSE to_tsvector('english'::regconfig, content) END"
+)
+
+
+def plain_tsv_sql(param: str) -> str:
+    """What a writer sets `plain_tsv` to from the text parameter `param` (fields.keyword_text):
+    NULL for None (to_tsvector is strict)."""
+    return f"to_tsvector('english'::regconfig, CAST(:{param} AS text))"
+
+
+def message_keywords(*, name: str | None, content: str) -> str:
+    """The text a message's keyword index covers: the same as KEYWORD_SQL's for a row in clear."""
+    return f"{name or ''} {content}"
 
 
 def message_text(*, name: str | None, content: str) -> str:

@@ -219,6 +219,9 @@ class Message(SQLModel, table=True):
     embedded_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
     )
+    # The keyword index of a sealed content's plain text, kept only with
+    # ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep (NULL otherwise); content_tsv takes it (app/db/index_text.py).
+    plain_tsv: Any = Field(default=None, sa_column=Column(TSVECTOR, nullable=True))
     content_tsv: Any = Field(
         default=None,
         sa_column=Column(TSVECTOR, Computed(MESSAGE_KEYWORD_SQL, persisted=True)),
@@ -272,6 +275,9 @@ class Summary(SQLModel, table=True):
     created_at: datetime = _ts()
     # Embedded in the summary job's own transaction (one vector per summary): no separate queue.
     embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    # The keyword index of a sealed content's plain text, kept only with
+    # ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep (NULL otherwise); content_tsv takes it (app/db/index_text.py).
+    plain_tsv: Any = Field(default=None, sa_column=Column(TSVECTOR, nullable=True))
     content_tsv: Any = Field(
         default=None,
         sa_column=Column(TSVECTOR, Computed(TEXT_KEYWORD_SQL, persisted=True)),
@@ -441,6 +447,9 @@ class Fact(SQLModel, table=True):
     )
     embed_after: datetime = _ts()
     embed_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # The keyword index of a sealed content's plain text, kept only with
+    # ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep (NULL otherwise); content_tsv takes it (app/db/index_text.py).
+    plain_tsv: Any = Field(default=None, sa_column=Column(TSVECTOR, nullable=True))
     content_tsv: Any = Field(
         default=None,
         sa_column=Column(TSVECTOR, Computed(TEXT_KEYWORD_SQL, persisted=True)),
@@ -504,6 +513,11 @@ class EncryptionRotation(SQLModel, table=True):
         default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false"))
     )
     done: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=text("false")))
+    # ENGRAM_ENCRYPTION_KEYWORD_INDEX the pass applies (`plain_tsv` filled or emptied): a change of it
+    # starts a new pass, as a new primary key does.
+    keyword_index: str = Field(
+        default="drop", sa_column=Column(Text, nullable=False, server_default=text("'drop'"))
+    )
     updated_at: datetime = _ts()
 
 

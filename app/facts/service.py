@@ -14,12 +14,13 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.crypto import fields
+from app.db.index_text import plain_tsv_sql
 from app.errors import NotFound, ValidationFailed
 from app.facts import events
 from app.facts.forgetting import decayed_importance
 from app.facts.reconcile import Invalidate, normalize
 from app.facts.schemas import FactEventOut, FactIn, FactOut, FactPatch
-from app.facts.tasks import REEMBED_IF_CHANGED, invalidate, invalidated, lock_user_facts
+from app.facts.tasks import REEMBED_IF_CHANGED, REINDEX_IF_CHANGED, invalidate, invalidated, lock_user_facts
 from app.jsonutil import dumps
 from app.merge_patch import merge_patch
 from app.pagination import INT, TIMESTAMP, UUID, Keyset, Page, PageRequest
@@ -163,9 +164,10 @@ async def add_fact(
         await conn.execute(
             text(
                 "INSERT INTO facts (fact_id, tenant_id, user_id, speaker, content, kind, subject, exclusive, "
-                "topics, importance, metadata, actor, valid_from, last_mentioned_at) "
+                "topics, importance, metadata, actor, valid_from, last_mentioned_at, plain_tsv) "
                 "VALUES (:f, :t, :u, :speaker, :content, :kind, :subject, :exclusive, :topics, :importance, "
-                "CAST(:md AS jsonb), 'api', coalesce(:vf, now()), now()) RETURNING valid_from"
+                f"CAST(:md AS jsonb), 'api', coalesce(:vf, now()), now(), {plain_tsv_sql('kw')}) "
+                "RETURNING valid_from"
             ),
             {
                 "f": fact_id,
@@ -184,6 +186,7 @@ async def add_fact(
                     fields.seal_meta(body.metadata, tenant=tenant_id, table="facts", row=fact_id)
                 ).decode(),
                 "vf": body.valid_from,
+                "kw": fields.keyword_text(body.content.strip()),
             },
         )
     ).scalar_one()
@@ -227,7 +230,7 @@ async def patch_fact(
             "kind = :kind, subject = :subject, topics = :topics, "
             "importance = :importance, metadata = CAST(:md AS jsonb), updated_at = now(), "
             "invalid_at = coalesce(:invalid_at, invalid_at), "
-            f"{REEMBED_IF_CHANGED}"
+            f"{REINDEX_IF_CHANGED}{REEMBED_IF_CHANGED}"
             "WHERE tenant_id = :t AND fact_id = :f"
         ),
         {
@@ -250,6 +253,7 @@ async def patch_fact(
             ).decode(),
             "invalid_at": body.invalid_at,
             "changed": content != old.content,
+            "kw": fields.keyword_text(content),
         },
     )
     log: list[events.Event] = []

@@ -25,6 +25,7 @@ from app.ai.fact_extractor import FactExtractor, TurnRef
 from app.ai.offload import Offload, inline
 from app.crypto import fields
 from app.crypto.envelope import UNREADABLE, DecryptError
+from app.db.index_text import plain_tsv_sql
 from app.db.vectors import Vec, as_db_vector
 from app.facts import events, rederive
 from app.facts.reconcile import (
@@ -256,10 +257,10 @@ async def read_context(
 _ADD = text(
     "INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, subject, exclusive, topics, "
     "importance, actor, source_message_ids, session_id, valid_from, invalid_at, superseded_by, "
-    "last_mentioned_at, embedding, speaker) "
+    "last_mentioned_at, embedding, speaker, plain_tsv) "
     "VALUES (:id, :t, :u, :content, :kind, :subject, :exclusive, :topics, :importance, 'system', "
     "CAST(:sources AS uuid[]), :s, :valid_from, :invalid_at, :superseded_by, :valid_from, "
-    "CAST(:v AS vector), :speaker)"
+    f"CAST(:v AS vector), :speaker, {plain_tsv_sql('kw')})"
 )
 # An UPDATE that sets a new content when `:changed` clears the vector of a changed text and gives
 # it a fresh start in the embedding queue. `:changed` is decided on the plain texts by the caller:
@@ -269,12 +270,16 @@ REEMBED_IF_CHANGED = (
     "embed_attempts = CASE WHEN CAST(:changed AS boolean) THEN 0 ELSE embed_attempts END, "
     "embed_after = CASE WHEN CAST(:changed AS boolean) THEN now() ELSE embed_after END "
 )
+# Likewise the keyword index of a sealed text (`:kw`: fields.keyword_text of the new text).
+REINDEX_IF_CHANGED = (
+    f"plain_tsv = CASE WHEN CAST(:changed AS boolean) THEN {plain_tsv_sql('kw')} ELSE plain_tsv END, "
+)
 _MENTION = text(
     "UPDATE facts SET content = CASE WHEN CAST(:changed AS boolean) THEN :content ELSE content END, "
     "importance = greatest(importance, :importance), "
     "source_message_ids = source_message_ids || CAST(:sources AS uuid[]), mention_count = mention_count + 1, "
     "last_mentioned_at = greatest(last_mentioned_at, :at), updated_at = now(), "
-    f"{REEMBED_IF_CHANGED}"
+    f"{REINDEX_IF_CHANGED}{REEMBED_IF_CHANGED}"
     "WHERE tenant_id = :t AND fact_id = :id"
 )
 _INVALIDATE = text(
@@ -313,6 +318,7 @@ async def apply(
                     "superseded_by": op.superseded_by,
                     "v": as_db_vector(op.vector),
                     "speaker": c.speaker,
+                    "kw": fields.keyword_text(c.content),
                 },
             )
             log.append(_added(op))
@@ -326,6 +332,7 @@ async def apply(
                         op.new_content, tenant=tenant_id, table="facts", field="content", row=op.fact_id
                     ),
                     "changed": op.new_content != op.old_content,
+                    "kw": fields.keyword_text(op.new_content),
                     "importance": op.importance,
                     "sources": list(op.source_message_ids),
                     "at": op.at,

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.tokenizer import Tokenizer
 from app.cache.window import Version
 from app.crypto import fields
+from app.db.index_text import message_keywords, plain_tsv_sql
 from app.db.sql import Direct, driver, jsonb
 from app.errors import IdempotencyConflict, NotFound, SessionEnded
 from app.jobs.due import SummaryPolicy, due_sql, record_change
@@ -54,13 +55,14 @@ _APPEND = text(
         ON CONFLICT DO NOTHING
     )
     INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, name, content,
-                          metadata, token_count, created_at, updated_at, trace_parent)
+                          metadata, token_count, created_at, updated_at, trace_parent, plain_tsv)
     SELECT m.id, :t, :sid, s.user_id, s.base + m.ord, m.role, m.name, m.content,
-           CAST(m.meta AS jsonb), m.tok, coalesce(m.at, now()), now(), CAST(:tp AS text)
+           CAST(m.meta AS jsonb), m.tok, coalesce(m.at, now()), now(), CAST(:tp AS text),
+           to_tsvector('english'::regconfig, m.kw)
     FROM s, unnest(CAST(:ids AS uuid[]), CAST(:roles AS text[]), CAST(:names AS text[]),
                    CAST(:contents AS text[]), CAST(:metas AS text[]), CAST(:toks AS int[]),
-                   CAST(:ats AS timestamptz[]))
-         WITH ORDINALITY AS m(id, role, name, content, meta, tok, at, ord)
+                   CAST(:ats AS timestamptz[]), CAST(:kws AS text[]))
+         WITH ORDINALITY AS m(id, role, name, content, meta, tok, at, kw, ord)
     RETURNING {_COLS}, (SELECT cache_gen FROM s) AS cache_gen, (SELECT epoch FROM s) AS epoch
     """
 )
@@ -126,6 +128,11 @@ async def append_messages(
         "toks": toks,
         "tok_sum": sum(toks),
         "ats": [m.created_at for m in msgs],
+        # The words of sealed texts, kept only on demand (app/db/index_text.py); None, a NULL
+        # array, leaves `plain_tsv` NULL (unnest pads it).
+        "kws": [message_keywords(name=m.name, content=m.content) for m in msgs]
+        if fields.keeps_keywords()
+        else None,
         **policy.sql_params(),
         "extract": extract_facts and any(m.role.value == "user" for m in msgs),
         "tp": current_traceparent(),  # None unless tracing is on
@@ -375,7 +382,7 @@ async def patch_message(
             await conn.execute(
                 text(
                     "UPDATE messages SET content = :c, name = :n, metadata = :md, token_count = :tok, "
-                    "updated_at = now(), "
+                    f"updated_at = now(), plain_tsv = {plain_tsv_sql('kw')}, "
                     # A new text invalidates its embedding; the worker derives it again.
                     "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END, "
                     "embed_status = CASE WHEN CAST(:changed AS boolean) THEN 'pending' "
@@ -403,6 +410,9 @@ async def patch_message(
                     ),
                     "tok": new_tokens,
                     "changed": changed,
+                    "kw": fields.keyword_text(
+                        message_keywords(name=current["name"] if name is None else name, content=new_content)
+                    ),
                 },
             )
         )

@@ -22,6 +22,7 @@ from app.ai.embedder import Embedder
 from app.ai.summarizer import Summarizer, Turn
 from app.ai.tokenizer import Tokenizer
 from app.crypto import fields
+from app.db.index_text import plain_tsv_sql
 from app.db.vectors import Vec, as_db_vector
 from app.jobs import queue
 from app.jobs.due import SummaryPolicy
@@ -135,6 +136,7 @@ class Summarize:
                         "tok": self.tokenizer.count(summary.content),
                         "p": self.summarizer.name,
                         "v": summary.vector,
+                        "kw": fields.keyword_text(summary.content),
                     },
                 )
                 if stored.rowcount:
@@ -159,8 +161,8 @@ class Summarize:
 
 _INSERT = text(
     "INSERT INTO summaries (summary_id, tenant_id, session_id, user_id, from_seq, to_seq, "
-    "message_count, content, token_count, provider, embedding) "
-    "VALUES (:id, :t, :s, :u, :from, :to, :n, :c, :tok, :p, CAST(:v AS vector)) "
+    "message_count, content, token_count, provider, embedding, plain_tsv) "
+    f"VALUES (:id, :t, :s, :u, :from, :to, :n, :c, :tok, :p, CAST(:v AS vector), {plain_tsv_sql('kw')}) "
     "ON CONFLICT (tenant_id, session_id, to_seq) DO NOTHING"
 )
 

@@ -28,6 +28,10 @@ STAGES: dict[str, str] = {
     "imp_events": "line int, fact_id uuid, event text, old_content text, new_content text, actor text, "
     "reason text, related_fact_id uuid, source_message_ids uuid[], created_at timestamptz",
 }
+# Staged rows whose text may be sealed also carry the keyword index of their plain text
+# (`plain_tsv`, filled by app/transfer/sealing.py when ENGRAM_ENCRYPTION_KEYWORD_INDEX=keep): a last
+# column that the file's rows leave NULL.
+INDEXED = ("imp_messages", "imp_summaries", "imp_facts")
 SCRATCH = (
     "CREATE TEMP TABLE imp_map (kind text, old uuid, new uuid, PRIMARY KEY (kind, old)) ON COMMIT DROP",
     "CREATE TEMP TABLE imp_touched (session_id text PRIMARY KEY) ON COMMIT DROP",
@@ -35,7 +39,8 @@ SCRATCH = (
 
 
 def create_stage(table: str) -> TextClause:
-    return text(f"CREATE TEMP TABLE {table} ({STAGES[table]}) ON COMMIT DROP")
+    extra = ", plain_tsv tsvector" if table in INDEXED else ""
+    return text(f"CREATE TEMP TABLE {table} ({STAGES[table]}{extra}) ON COMMIT DROP")
 
 
 def stage(table: str) -> TextClause:
@@ -178,9 +183,9 @@ MESSAGES = text(
     """
     WITH ins AS (
       INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, name, content,
-                            metadata, token_count, created_at, updated_at)
+                            metadata, token_count, created_at, updated_at, plain_tsv)
       SELECT p.new, :t, i.session_id, :u, i.seq, i.role, i.name, i.content, i.metadata, i.token_count,
-             i.created_at, coalesce(i.updated_at, i.created_at)
+             i.created_at, coalesce(i.updated_at, i.created_at), i.plain_tsv
       FROM imp_messages i JOIN imp_map p ON p.kind = 'm' AND p.old = i.message_id
       ORDER BY i.session_id, i.seq
       ON CONFLICT DO NOTHING RETURNING session_id
@@ -195,9 +200,9 @@ SUMMARIES = text(
     """
     WITH ins AS (
       INSERT INTO summaries (summary_id, tenant_id, session_id, user_id, from_seq, to_seq,
-                             message_count, content, token_count, provider, created_at)
+                             message_count, content, token_count, provider, created_at, plain_tsv)
       SELECT p.new, :t, i.session_id, :u, i.from_seq, i.to_seq, i.message_count, i.content,
-             i.token_count, i.provider, i.created_at
+             i.token_count, i.provider, i.created_at, i.plain_tsv
       FROM imp_summaries i JOIN imp_map p ON p.kind = 's' AND p.old = i.summary_id
       ORDER BY i.session_id, i.to_seq
       ON CONFLICT DO NOTHING RETURNING session_id
@@ -217,12 +222,12 @@ FACTS = text(
       INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, subject, exclusive, topics,
                          importance, metadata, actor, source_message_ids, session_id, valid_from,
                          invalid_at, superseded_by, mention_count, last_mentioned_at, last_used_at,
-                         created_at, updated_at, speaker)
+                         created_at, updated_at, speaker, plain_tsv)
       SELECT p.new, :t, :u, i.content, i.kind, i.subject, i.exclusive, i.topics, i.importance,
              i.metadata, i.actor, {_remap("i.source_message_ids", "m")}, i.session_id, i.valid_from,
              i.invalid_at, b.new, i.mention_count, coalesce(i.last_mentioned_at, i.valid_from),
              i.last_used_at, coalesce(i.created_at, now()), coalesce(i.updated_at, i.created_at, now()),
-             i.speaker
+             i.speaker, i.plain_tsv
       FROM imp_facts i JOIN imp_map p ON p.kind = 'f' AND p.old = i.fact_id
       LEFT JOIN imp_map b ON b.kind = 'f' AND b.old = i.superseded_by
       ORDER BY i.line

@@ -2,7 +2,10 @@
 the worker on: a dump of every table and every Redis entry holds none of the planted texts while
 every read path answers them in clear; a wrong, missing or unlisted key stops the start; a tampered
 or moved value is an error, never another row's text; a rotation under concurrent appends loses
-nothing and leaves no row under the old key (nor in clear); export and import round-trip."""
+nothing and leaves no row under the old key (nor in clear); export and import round-trip. The
+keyword index (ENGRAM_ENCRYPTION_KEYWORD_INDEX): `drop` keeps no word of a sealed text, `keep` keeps
+them (stemmed, in the tsvector only) so keyword search finds sealed rows, and the worker's sweep
+applies a change of the setting to the rows already written."""
 
 from __future__ import annotations
 
@@ -22,7 +25,8 @@ from fastapi import FastAPI
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.crypto.envelope import new_key
+from app.crypto import fields
+from app.crypto.envelope import Keyring, new_key
 from app.crypto.keys import EncryptionKeyError, start_encryption
 from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
@@ -42,6 +46,8 @@ PLANT = {
     "idem": "PLANTIDEMPOTENT",
     "edit": "PLANTEDITED",
 }
+# Words planted only in texts that are sealed, never in a fact's subject or topics (in clear).
+KEPT = {"append": "ZQXKEEPAPPEND", "edited": "ZQXKEEPNEW", "old": "ZQXKEEPOLD", "fact": "ZQXKEEPFACT"}
 # Words of build_user's (tests/api/test_transfer.py) contents, summary, facts and fact history.
 WORDS = ["Lisbon", "Acme", "Porto", "Oslo", "two cats", "jazz", "sunny", "Congratulations"]
 
@@ -182,6 +188,14 @@ async def test_a_dump_holds_no_planted_text_and_every_read_answers_it(
         for word in [*PLANT.values(), *WORDS]:
             assert word not in stored, word
         assert "engram-enc:v1:k1:" in stored
+        # Keyword search (ENGRAM_ENCRYPTION_KEYWORD_INDEX=drop, the default) finds a sealed row by its
+        # speaker's name only, never by a word of its text.
+        assert "I work at Acme as a data engineer." in await keyword_hits(api, "Ada", "messages")
+        assert await keyword_hits(api, "ZQXPLANTMSG", "messages") == []
+        assert await keyword_hits(api, "Lisbon", "summaries") == []
+        assert await keyword_hits(api, "PLANTFACTBOAT", "facts") == []
+        for word in ("ZQXPLANTMSG", "PLANTFACTBOAT", "PLANTEDITED"):  # not even as a lexeme
+            assert word.lower() not in stored.lower(), word
         # The keyword index holds no word of an encrypted text either.
         async with enc_db.connect() as conn:
             for table in ("messages", "summaries", "facts"):
@@ -374,3 +388,196 @@ async def test_export_import_round_trips_encrypted_data(enc_url: str, enc_db: As
 def _texts(records: list[dict[str, Any]], kind: str) -> list[str]:
     keys = ("content", "old_content", "new_content", "metadata")
     return sorted(str([r.get(k) for k in keys]) for r in records if r["type"] == kind)
+
+
+# --- the keyword index of sealed texts (ENGRAM_ENCRYPTION_KEYWORD_INDEX) ------------------------------
+
+
+async def keyword_hits(api: httpx.AsyncClient, query: str, kind: str, user: str = "ada") -> list[str]:
+    body = {"query": query, "user_id": user, "mode": "keyword", "kinds": [kind], "limit": 50}
+    return [h["content"] for h in (await ok(api.post("/v1/search", json=body)))["results"]]
+
+
+async def index_state(engine: AsyncEngine, keys: str) -> dict[str, tuple[int, int, int]]:
+    """Per table, over every row (all sealed): (rows, rows whose `plain_tsv` is the keyword index
+    of their plain text, rows with none). Opened here with the keys, so a writer that left a stale
+    index (the words of an older text) shows as a row counted in neither."""
+    ring = Keyring(keys)
+    out = {}
+    async with engine.connect() as conn:
+        for table, id_col in (("messages", "message_id"), ("summaries", "summary_id"), ("facts", "fact_id")):
+            name = "name" if table == "messages" else "NULL"
+            rows = (
+                await conn.execute(
+                    text(
+                        f"SELECT tenant_id, {id_col} AS rid, {name} AS name, content, plain_tsv FROM {table}"
+                    )
+                )
+            ).all()
+            right = none = 0
+            for r in rows:
+                assert r.content.startswith("engram-enc:"), (table, r.rid)
+                if r.plain_tsv is None:
+                    none += 1
+                    continue
+                plain = ring.open(r.content, fields.aad(r.tenant_id, table, "content", r.rid))
+                wanted = f"{r.name or ''} {plain}" if table == "messages" else plain
+                same = await conn.scalar(
+                    text("SELECT to_tsvector('english', CAST(:w AS text)) = CAST(:v AS tsvector)"),
+                    {"w": wanted, "v": r.plain_tsv},
+                )
+                right += bool(same)
+            out[table] = (len(rows), right, none)
+    return out
+
+
+def copy_values(dumped: str, column: str) -> list[str]:
+    """Every value of `column` in the COPY blocks of a pg_dump."""
+    values = []
+    cols: list[str] | None = None
+    for line in dumped.splitlines():
+        if line.startswith("COPY "):
+            cols = line[line.index("(") + 1 : line.index(")")].split(", ")
+        elif line == "\\.":
+            cols = None
+        elif cols is not None and column in cols:
+            values.append(line.split("\t")[cols.index(column)])
+    return values
+
+
+async def settled(engine: AsyncEngine, tenant: str) -> None:
+    """No derived work left for the tenant, and its summary there: build_user's edit makes the
+    worker rewrite the summary (app/facts/rederive.rewind_summaries) after build_user returns."""
+
+    async def probe() -> bool:
+        async with engine.connect() as conn:
+            return bool(
+                await conn.scalar(
+                    text(
+                        "SELECT NOT EXISTS (SELECT 1 FROM jobs WHERE tenant_id = :t) "
+                        "AND EXISTS (SELECT 1 FROM summaries WHERE tenant_id = :t)"
+                    ),
+                    {"t": tenant},
+                )
+            )
+
+    await until(probe, within=60)
+
+
+async def plant_kept(api: httpx.AsyncClient) -> None:
+    """Sealed texts with the KEPT words: an append, an edit (the old word must leave the index), a fact."""
+    await ok(api.post("/v1/sessions", json={"session_id": "s-kept", "user_id": "ada"}))
+    body = {
+        "messages": [
+            {"role": "assistant", "content": f"Noted: {KEPT['append']}.", "name": "Bot"},
+            {"role": "assistant", "content": f"Draft {KEPT['old']}."},
+        ]
+    }
+    _, draft = (await ok(api.post("/v1/sessions/s-kept/messages", json=body)))["messages"]
+    edit = {"content": f"Final {KEPT['edited']}."}
+    await ok(api.patch(f"/v1/sessions/s-kept/messages/{draft['message_id']}", json=edit))
+    await ok(api.post("/v1/users/ada/facts", json={"content": f"Keeps a {KEPT['fact']}."}))
+
+
+async def test_keep_indexes_the_words_of_sealed_texts_and_stores_them_only_there(
+    pg: EmbeddedPostgres,
+) -> None:
+    url = await create_database(pg)
+    engine = engine_for(url)
+    try:
+        async with (
+            running(url, KEYS1, encryption_keyword_index="keep") as app,
+            await tenant_client(app, "t-keep") as api,
+            await tenant_client(app, "t-keep-import") as other,
+        ):
+            await build_user(api, "ada")  # appends, an edit, a summary, extracted and edited facts
+            await plant_kept(api)
+            await settled(engine, "t-keep")
+            # Keyword search finds sealed messages, summaries and facts by their words.
+            assert await keyword_hits(api, KEPT["append"], "messages") == [f"Noted: {KEPT['append']}."]
+            assert await keyword_hits(api, KEPT["edited"], "messages") == [f"Final {KEPT['edited']}."]
+            assert await keyword_hits(api, KEPT["old"], "messages") == []  # the edit replaced its words
+            assert any("Lisbon" in c for c in await keyword_hits(api, "Lisbon", "summaries"))
+            assert await keyword_hits(api, KEPT["fact"], "facts") == [f"Keeps a {KEPT['fact']}."]
+            assert await keyword_hits(api, "cats", "facts") == ["Has two cats."]  # edited over the API
+            # The hybrid's keyword part scores it too.
+            hybrid = {
+                "query": KEPT["append"],
+                "user_id": "ada",
+                "mode": "hybrid",
+                "wait_for_indexing_ms": 10000,
+            }
+            hits = (await ok(api.post("/v1/search", json=hybrid)))["results"]
+            top = next(h for h in hits if KEPT["append"] in h["content"])
+            assert top["scores"]["keyword"] and top["scores"]["keyword"] > 0, top
+            # An import seals and indexes like an append.
+            await import_into(other, "ada", await export_of(api, "ada"))
+            assert await keyword_hits(other, KEPT["edited"], "messages") == [f"Final {KEPT['edited']}."]
+            assert await keyword_hits(other, KEPT["fact"], "facts") == [f"Keeps a {KEPT['fact']}."]
+            # Every row of every writer (append, edit, summary, extraction, fact add and edit, import)
+            # holds the index of its current plain text, no older one.
+            for table, (rows, right, none) in (await index_state(engine, KEYS1)).items():
+                assert rows > 0 and right == rows and none == 0, (table, rows, right, none)
+        # In a dump the words are in `plain_tsv` (lower-cased lexemes) and nowhere else.
+        dumped = dump(url)
+        indexed = copy_values(dumped, "plain_tsv")
+        rest = dumped
+        for value in indexed:
+            rest = rest.replace(value, "")
+        for word in KEPT.values():
+            if word != KEPT["old"]:
+                assert any(f"'{word.lower()}'" in v for v in indexed), word
+            assert word.lower() not in rest.lower(), word
+        for word in ("Lisbon", "Acme", "Porto"):
+            assert word not in dumped, word
+    finally:
+        await engine.dispose()
+
+
+async def _sweep_done(engine: AsyncEngine, mode: str) -> bool:
+    async with engine.connect() as conn:
+        done = await conn.scalar(
+            text(
+                "SELECT count(*) FROM encryption_rotation WHERE key_id = 'k1' AND keyword_index = :m AND done"
+            ),
+            {"m": mode},
+        )
+    return done == 5
+
+
+async def test_a_change_of_the_setting_is_applied_to_existing_rows_by_the_sweep(pg: EmbeddedPostgres) -> None:
+    url = await create_database(pg)
+    engine = engine_for(url)
+    try:
+        async with running(url, None) as app, await tenant_client(app, "t-switch") as api:
+            await build_user(api, "ada")  # in clear: indexed from the content, as always
+            await plant_kept(api)
+            await settled(engine, "t-switch")
+            assert await keyword_hits(api, KEPT["append"], "messages") == [f"Noted: {KEPT['append']}."]
+        # Encryption on with `keep`: the sweep seals the rows and indexes their plain text.
+        async with running(url, KEYS1, encryption_keyword_index="keep", encryption_rotation_batch=7) as app:
+            assert await until(lambda: _sweep_done(engine, "keep"), within=120)
+            for table, (rows, right, none) in (await index_state(engine, KEYS1)).items():
+                assert rows > 0 and right == rows and none == 0, (table, rows, right, none)
+            async with await tenant_client(app, "t-switch") as api:
+                assert await keyword_hits(api, KEPT["append"], "messages") == [f"Noted: {KEPT['append']}."]
+                assert await keyword_hits(api, KEPT["fact"], "facts") == [f"Keeps a {KEPT['fact']}."]
+        # `drop`: the sweep empties every `plain_tsv`; the words leave the index and the dump.
+        async with running(url, KEYS1, encryption_rotation_batch=7) as app:
+            assert await until(lambda: _sweep_done(engine, "drop"), within=120)
+            for table, (rows, _, none) in (await index_state(engine, KEYS1)).items():
+                assert rows > 0 and none == rows, (table, rows, none)
+            async with await tenant_client(app, "t-switch") as api:
+                assert await keyword_hits(api, KEPT["append"], "messages") == []
+                assert await keyword_hits(api, KEPT["fact"], "facts") == []
+                assert "I work at Acme as a data engineer." in await keyword_hits(api, "Ada", "messages")
+        dumped = dump(url)
+        for word in KEPT.values():
+            assert word.lower() not in dumped.lower(), word
+        # And back to `keep`: rows already sealed get their index again, without a new key.
+        async with running(url, KEYS1, encryption_keyword_index="keep", encryption_rotation_batch=7):
+            assert await until(lambda: _sweep_done(engine, "keep"), within=120)
+            for table, (rows, right, none) in (await index_state(engine, KEYS1)).items():
+                assert rows > 0 and right == rows and none == 0, (table, rows, right, none)
+    finally:
+        await engine.dispose()
