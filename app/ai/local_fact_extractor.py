@@ -184,7 +184,7 @@ from datetime import datetime, time
 
 import structlog
 
-from app.ai.fact_extractor import FactCandidate, TurnRef, speaker_of
+from app.ai.fact_extractor import FactCandidate, FactKind, TurnRef, speaker_of
 from app.ai.fact_rules import RULES, Draft, Rule, Sentence, title_case
 from app.ai.fact_rules.experiences import experience
 from app.ai.fact_rules.phrases import article, singular
@@ -519,8 +519,10 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef |
         if i + 1 < len(sentences) and _SARCASM_AFTER.match(sentences[i + 1]):
             continue
         drafts = _sentence_drafts(raw, turn.created_at)
-        if not drafts and name:
-            drafts = _told(raw, name, turn.created_at)
+        # A liking read from a sentence that tells more ("I'm passionate about dancing and it brings
+        # me so much joy") keeps the rest as told too; any other slot fact is the sentence's fact.
+        if name and all(d.kind is FactKind.preference and not d.negated for d in drafts):
+            drafts = [*drafts, *_told(raw, name, turn.created_at)]
         yield from drafts
 
 
@@ -528,13 +530,25 @@ def _told(raw: str, name: str, at: datetime) -> list[Draft]:
     """What a named speaker tells of their life in a sentence no slot rule read, if it is plainly
     stated: not asked, supposed, hedged, quoted or joked (the whole sentence is held to it)."""
     text, asking = _statement(_SMILEY.sub(".", _COURTESY.sub("", _bounded(raw))))
-    if asking or not text or '"' in text or _SARCASM.search(text):
+    if asking or not text or _SARCASM.search(text):
         return []
-    if _NOT_STATED_BEFORE.search(text) or _NOT_STATED_AFTER.search(text):
+    plain = _TITLE.sub("Title", text)  # a quoted title ("Brave" by Sara Bareilles) is no quote
+    if '"' in plain:
+        return []
+    # A past "when" dates, it supposes nothing ("when I was a kid"); "my dream" is had, not dreamt.
+    plain = _PAST_WHEN.sub(" ", _HAD_DREAM.sub(" ", plain))
+    if _NOT_STATED_BEFORE.search(plain) or _NOT_STATED_AFTER.search(plain):
         return []
     told = experience(text.strip(), name, at)
     return [told] if told is not None else []
 
+
+_TITLE = re.compile(r'"(?=[A-Z0-9])[^"\n]{1,40}"')
+_PAST_WHEN = re.compile(
+    r"\bwhen\s(?:i|we|my\s[a-z]+)\s(?:was|were|[a-z]+ed|went|got|came|saw|met|left|began|first|had|took)\b",
+    re.IGNORECASE,
+)
+_HAD_DREAM = re.compile(r"\b(?:my|a|the|our)\s(?:\w+\s)?dream\b(?!\s(?:of|about)\s(?!mine\b))", re.IGNORECASE)
 
 # "I meant Paris", "sorry, I meant Paris (not Berlin)", "Paris, I meant": a bare value that corrects
 # the speaker's previous statement.

@@ -106,6 +106,17 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "is my favourite way to unwind " * 3_000,
         "Got tickets for Ab on May 3 " * 3_000,
         "I'm not doing a class after all " * 3_000,
+        # the LoCoMo recall round (issue 12), told by a named speaker: sentences of ~400 characters
+        # (MAX_SENTENCE_CHARS) made of one opening's words, many times over
+        ("Seeing my kids and my " * 18 + "is fun. ") * 30,
+        ("Painting helps " * 26 + "me. ") * 30,
+        ("Flowers and art " * 24 + "bring joy. ") * 30,
+        ("We went " * 48 + "there. ") * 30,
+        ("Been doing " * 36 + "well. ") * 30,
+        ("Here's a pic of my " * 20 + "dog. ") * 30,
+        ("Yep Jon, " * 44 + "ok. ") * 30,
+        ("So much - " * 40 + "I went. ") * 30,
+        ("Art is special to me " * 19 + "too. ") * 30,
     ],
     ids=[
         "spaces",
@@ -125,6 +136,15 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "liked-before",
         "tickets",
         "after-all",
+        "doing-mine",
+        "affects-me",
+        "belief",
+        "we-did",
+        "been-doing",
+        "photo-of-mine",
+        "vocative",
+        "dash-lead",
+        "special-to-me",
     ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:

@@ -7,11 +7,27 @@ reads those, for a speaker with a name (the fact names them where the sentence d
 Caroline feel accepted"), in the third person (app.ai.third_person) with relative dates resolved.
 
 Precise rather than broad. A sentence is read only when its clause opens with "I" or "my" (after
-greetings and fillers at most), is a statement (not a question, wish, hedge, supposition or
-someone else's words: the driver's tests), says nothing about the listener ("you"), and has at
-least MIN_CONTENT_WORDS words of substance after its subject and verb, so that "I'm so happy",
-"I agree", "I love that!" and "I'm off" say nothing. A sentence a slot rule has read is left to
-it. Linear in the sentence: one pass of bounded patterns and the restatement's one pass.
+greetings, fillers, a vocative "Yep Jon," or a lead clause before a dash at most), is a statement
+(not a question, wish, hedge, supposition or someone else's words: the driver's tests), says
+nothing about the listener ("you"), and has at least MIN_CONTENT_WORDS words of substance after
+its subject (its verb counts when it is one of substance: "I cherish time with family"), so that
+"I'm so happy", "I agree", "I love that!" and "I'm off" say nothing. A sentence a slot rule has
+read is left to it, but for a liking, which keeps the rest of what the sentence tells.
+
+Also read as the speaker's (issue 12, LoCoMo recall round), each with its near-misses in
+tests/unit/test_fact_rules_told.py:
+- "we" and a past verb ("We went camping with the kids", "our" then the speaker's), and chat
+  without its "I" ("Took a short trip to Rome last week", "Been doing some promotion");
+- what affects the speaker, named in the sentence itself, not a pronoun ("Painting helps me
+  explore my identity", "X is important / special to me", "Dance is my stress relief") and a
+  gerund's clause with "my" judged ("Starting my own store is scary and rewarding");
+- a belief about things in general, in the present, with a plural, gerund or listed mass-noun
+  subject, read up to its first clause break ("Flowers bring joy" -> "Thinks flowers bring joy.");
+- a photo of one's own things ("Here's a pic of my family camping" -> "Shared a photo of ...");
+- a mood with what the speaker does after it ("I'm thrilled to make a family for kids"; not "to
+  hear / see"), a liking the sentence names ("I love camping trips with my fam"), a past "when"
+  ("when I was a kid"), "my dream", a quoted title and "this month" no longer decline a sentence.
+Linear in the sentence: one pass of bounded patterns and the restatement's one pass.
 """
 
 from __future__ import annotations
@@ -58,7 +74,7 @@ _EFFORT = word_set(
 )
 _MOODS = word_set(
     "thankful grateful stoked excited happy glad proud thrilled confident determined positive optimistic "
-    "hopeful motivated inspired feeling amazed blessed lucky sorry scared nervous worried stressed "
+    "tempted hopeful motivated inspired feeling amazed blessed lucky sorry scared nervous worried stressed "
     "overwhelmed thinking wondering sure believing appreciate appreciative honored honoured humbled touched "
     "busy"
 )
@@ -68,13 +84,22 @@ _SOMEONE = re.compile(
     r"\b(?:he|she|him|his|her|they|them|their|theirs|it\s+(?:and|but|so)\b|into\s+it)\b", re.IGNORECASE
 )
 _POINTING = re.compile(
-    r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b)[a-z]|'em\b|\bhere'?s\b|"
+    # "this month" is a date, not a thing shown
+    r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b|(?:week|weekend|month|year|summer|winter|spring|fall|"
+    r"autumn|morning|afternoon|evening|season|semester|time)\b)[a-z]|'em\b|\bhere'?s\b|"
     r"\bthose\b|\bthese\b(?!\s+days\b)|"  # "I'm obsessed with those": what is shown
     # "I had a blast there", "I made this!", "I first watched it": a place or thing only the talk names
     r"\b(?:there|here)\b(?!\s*(?:'s|is|are|was|were|has|have|isn't|aren't|wasn't|weren't)\b)|"
     r"\bthis\s*(?:[.!?]|$)|"
     r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started|about|of|with|for)\s+"
-    r"it\b",
+    r"it\b|"
+    # "I haven't had one in ages", "I'm working on one with my group": one of what the talk named
+    r"\b(?:had|have|has|on|with|made|got|bought|tried|want|wanted|take|took|get|make|making)\s+one\b"
+    r"(?!\s+of\b)|"
+    # any other "it" a verb takes ("I typically hold it for 30 seconds"), not one that opens a clause
+    r"\b(?!(?:and|but|so|because|cause|as|that|when|if|since|while|though|although|until|before|after|where)\b)"
+    r"[a-z]+\s+it\b(?!\s*(?:'s|is|was|has|had|will|would|can|looks|seems|feels|felt|makes|made|gives|gave|helps|"
+    r"helped|brings|brought|took|takes|really|just|also|all|turned|became|started|ended|went|got|keeps|kept)\b)",
     re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"\b(?:today|yesterday|(?:last|this|next)\s+\w+)\b", re.IGNORECASE)
@@ -87,16 +112,229 @@ _FILLER = word_set(
     now still even ever always never again too much thing things stuff something anything everything
     way lol haha yeah yes oh wow"""
 )
+_WEAK_VERBS = word_set(
+    """go goes going went gone get gets getting got gotten make makes making made take takes taking took
+    want wants wanted wanna need needs needed feel feels feeling felt say says said tell told come came
+    coming try tried trying keep kept see saw seen put let give gave look looking looked start started
+    starting thank thanks"""
+)
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 _FUTURE = re.compile(r"\b(?:going\s+to|gonna|will|'ll|plan(?:ning)?\s+to|about\s+to)\b", re.IGNORECASE)
 _PAST_VERB = re.compile(r"\b(?:[a-z]+ed|went|got|made|took|had|was|were|did|saw|met|ran|won|bought)\b")
 
 
+# "I realized / learned / found that ...": "that" joins a clause, it points at nothing shown.
+_THAT_CONJUNCTION = re.compile(
+    r"\b(?P<verb>reali[sz]e[sd]?|reali[sz]ing|learn(?:ed|t)?|found|find|know|knew|noticed|decided|proud|glad|"
+    r"sure|means|meant|shows?|showed)\s+that\b",
+    re.IGNORECASE,
+)
+# "I'm thrilled to make a family for kids", "I'm lucky to have my husband and kids": a mood word
+# with what the speaker does or has after it ("to hear / see / know" is about the talk).
+_GLAD_TO = re.compile(
+    r"^(?:(?:so|really|very|also|super|truly)\s)?(?:thrilled|excited|lucky|blessed|proud|stoked|pumped)\s"
+    r"to\s(?!(?:hear|see|know|say|be|read|watch|help|get|chat|talk|share)\b)[a-z]"
+)
+# What affects the speaker, said with the speaker as object: "Painting helps me explore my
+# identity", "Creativity and family keep me at peace", "This necklace is super special to me",
+# "Dance is my stress relief". The subject is a thing or an activity the sentence names itself, not
+# a pronoun ("it", "they", "this") that only the talk resolves.
+_NOT_THINGS = (
+    r"it|it's|its|this|that|these|those|they|they're|he|she|there|here|what|which|who|everything|something|"
+    r"nothing|all|one|we|our|i|my|really|just|so|also|totally|definitely|truly|still|always|sure|and|but|you|your"
+)
+_THING = r"(?P<thing>(?!(?:" + _NOT_THINGS + r")\b)[a-z][\w'-]*(?:\s(?!me\b|my\b)[\w'-]+){0,5}?)"
+_AFFECTS_ME = re.compile(
+    r"^(?:(?:and|so|well|also|yeah|yep|oh|honestly|plus|but)\b[\s,]*){0,2}"
+    + _THING
+    + r"\s(?:(?:really|always|just|truly|also|has|have|sure|still|totally)\s){0,2}"
+    r"(?:(?:helps?|helped|keeps?|kept|brings?|brought|gives?|gave|calms?|calmed|inspires?|inspired|"
+    r"motivates?|motivated|reminds?|reminded|relaxes|relaxed|fuels?|fueled|fuelled|drives?|drove|makes?|made|"
+    r"taught|teaches|shaped|changed)\s(?:me|my)\b|"
+    r"(?:is|are|was|were|'s|has\s+been)\s(?:(?:so|really|very|super|truly|always|also|incredibly)\s){0,2}"
+    r"(?:important|special|precious|dear|meaningful|significant|everything)\sto\sme\b|"
+    r"(?:is|are|was|'s|has\s+been)\s(?:(?:also|always|still|totally|really|definitely)\s)?my\s(?:\w+\s)?"
+    r"(?:favou?rite|fave?|top\s+pick|passion|escape|therapy|muse|go-to|happy\s+place|sanctuary|"
+    r"stress\s+(?:relief|fix|reliever)|outlet|thing|jam|life)\b)",
+    re.IGNORECASE,
+)
+# What the speaker does, judged: "Starting my own store and taking risks is both scary and
+# rewarding", "Seeing my kids' smiles was so awesome" (a gerund's clause with "my" in it, then "is").
+_DOING_MINE = re.compile(
+    r"^(?:(?:and|so|well|also|yeah|yep|oh|honestly|plus|but)\b[\s,]*){0,2}"
+    r"(?P<thing>(?!(?:some|no|any|every)?thing\b|morning\b|evening\b|spring\b)[a-z]+ing\s[^,;:.!?\-]{0,60}?\bmy\b[^,;:.!?\-]{0,60}?)\s(?:is|was|'s|has\s+been|are|were)\s",
+    re.IGNORECASE,
+)
+# A belief the speaker states about things in general, in the present: "Flowers bring joy", "Family
+# moments make life awesome", "Dance has the power to bring us together", "Art's awesome for showing
+# us who we really are". The subject is plural, a gerund or a listed mass noun (never "the / this
+# / it / she", a name, or a thing the talk points at), so it is a view of the world the speaker
+# holds: "Thinks flowers bring joy."
+_MASS = (
+    r"art|music|dance|family|nature|life|love|creativity|friendship|kindness|support|self-care|health|"
+    r"exercise|pottery|travel|education|therapy|community|change|growth|fashion|faith|hope|honesty|"
+    r"patience|compassion|empathy|acceptance|guidance|teamwork|hard\swork|mental\shealth|family\stime"
+)
+_BELIEF = re.compile(
+    r"^(?:(?:and|so|well|also|yeah|yep|oh|honestly|plus|but|true|totally|agreed|absolutely|definitely)\b[\s,]*){0,2}"
+    r"(?P<thing>(?:(?:our|family)\s)?(?:(?!(?:some|no|any|every)?things?\b|morning|evening|spring|is\b|this\b|"
+    r"its\b|his\b|hers\b|yours\b|ours\b|theirs\b|was\b|has\b|does\b|guys\b|thanks\b|us\b|as\b|yes\b|always\b|"
+    r"perhaps\b|sometimes\b|news\b|plus\b)[a-z]+(?:ing|[^s'\s]s)|(?:" + _MASS + r"))(?:\s(?:and|or)\s[a-z]+)?"
+    r"(?:\s(?!(?:it|me|you|i|he|she|they|we|this|that|them|him|her)\b)[a-z]+){0,3}?)"
+    r"(?P<verb>'s|\s(?:(?:really|always|truly|sure|can|do|does|just)\s){0,2}(?:is|are|make|makes|bring|brings|help|"
+    r"helps|give|gives|keep|keeps|has|have|teach|teaches|matter|matters|heal|heals|shape|shapes|connect|connects))\s",
+)
+# Chat leaves out the subject before a past verb only the writer's own life fits: "Took a short trip
+# last week to Rome", "Started hitting the gym last week", "Been doing some promotion for my
+# business"; and "We went camping with the kids", "We celebrated my daughter's birthday" tell what
+# the speaker did (with others): read as "I ...". A lead clause before a dash ("So much has
+# happened - I went to ...") is read from the dash.
+_DASH_LEAD = re.compile(
+    r"^[^-\u2013\u2014]{1,60}?\s[-\u2013\u2014]+\s(?=(?:i|i'm|i've|my|we)\b)", re.IGNORECASE
+)
+_DROPPED_SUBJECT = re.compile(
+    r"^(?P<lead>(?:(?:and|so|well|also|oh|yeah|yep|btw|anyway|just|finally|recently)\b[\s,]*){0,3})"
+    r"(?:(?P<been>been\s[a-z]+ing\b)|(?P<we>we\s)(?=(?:(?:just|finally|also|recently)\s)?"
+    r"(?:[a-z]*[^\We]ed|went|got|made|took|had|saw|met|ran|won|bought|spent|found|did|built|ate|swam|flew|rode|"
+    r"drove|sang|began|held|left|threw|wrote|watched|read)\b)|"
+    r"(?=(?:took|went|started|finished|visited|tried|bought|joined|signed|spent|met|ran|won|found|learned|"
+    r"learnt|picked|booked|painted|baked|wrote|attended|celebrated|volunteered|adopted|hosted|organi[sz]ed|"
+    r"built|made|got\s+(?:a|an|my|into|back|accepted|noticed|engaged|married)\b)\s))",
+    re.IGNORECASE,
+)
+
+
+def _spoken_for(text: str) -> str:
+    """`text` with the subject chat left out put back as "I" (see _DROPPED_SUBJECT), and a lead
+    clause before a dash dropped."""
+    dash = _DASH_LEAD.match(text)
+    if dash is not None:
+        text = text[dash.end() :]
+    m = _DROPPED_SUBJECT.match(text)
+    if m is None:
+        return text
+    lead = m.group("lead")
+    if not _ANCHOR.search(text, m.end("lead") + 1):
+        return text  # "We hiked, swam and made great memories": of what, when, is the talk's
+    if m.group("been"):
+        return f"{lead}I've b{text[m.start('been') + 1 :]}"
+    if m.group("we"):
+        rest = _OUR.sub(lambda o: "My" if o.group()[0] == "O" else "my", text[m.end("we") :])
+        return f"{lead}I {rest}"
+    rest = text[m.end("lead") :]
+    return f"{lead}I {rest[:1].lower()}{rest[1:]}"
+
+
+# A greeting and the listener's name before the clause: "Yeah, Caroline, my family's been great".
+_VOCATIVE = re.compile(
+    r"^(?:(?:yeah|yep|yes|oh|thanks|wow|aw+|hey|hi|well|so|sure|totally|true)\b[\s,!]*){0,2}"
+    r"(?-i:[A-Z][a-z]+)\s?,\s(?=[A-Za-z])",
+    re.IGNORECASE,
+)
+# A photo the speaker shows of their own things: "Here's a pic of my family camping at the beach".
+_SHOWN_MINE = re.compile(
+    r"^(?:(?:and|so|oh|yeah|yep|btw|also|look)\b[\s,!]*){0,2}(?:here's|here\s+is|check\s+out|this\s+is)\s"
+    r"(?:a|the|one|an\s+old)?\s?(?:photo|pic|picture|snap|shot)s?\s(?:of|from)\s(?=my\s)",
+    re.IGNORECASE,
+)
+# What ties a told deed without its "I" to the speaker's life: a date, their own things, a name.
+_ANCHOR = re.compile(
+    r"\b(?:my|our|yesterday|today|ago|(?:last|this|next)\s(?:week|weekend|month|year|night|summer|winter|spring|"
+    r"fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|fri|sat|sun))\b|"
+    r"\b(?-i:[A-Z][A-Za-z]+)",
+    re.IGNORECASE,
+)
+_OUR = re.compile(r"\bour\b", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(?:it|this|that|these|those|them|they)\b")
+
+
+_CLAUSE_BREAK = re.compile(
+    r"\s[-\u2013\u2014]+\s|;|,\s(?:so|but|though|can't|cause|'cause|and\s+it|which|huh|eh|right|let's|lets)\b",
+    re.IGNORECASE,
+)
+_SINGULAR = re.compile(r"(?:'s|\b(?:is|has|does|[a-z]+s))$")
+_ENDS_POINTING = re.compile(r"\b(?:that|this|it|them|those|these)$", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:,?\s(?:too|though|as\s+well))+(?=[\s!.,\u2026]*$)", re.IGNORECASE)
+
+
+def _clause_end(text: str) -> int:
+    """Where the first clause of `text` ends: a belief is read up to its first break."""
+    m = _CLAUSE_BREAK.search(text)
+    return m.start() if m else len(text)
+
+
+def _believed(text: str, m: re.Match[str], speaker: str, at: datetime) -> Draft | None:
+    """A belief about things in general (_BELIEF), as what the speaker thinks, or None."""
+    if len(_WORD.findall(text)) > MAX_WORDS or _POINTING.search(_THAT_CONJUNCTION.sub("", text)):
+        return None
+    if _SOMEONE.search(text) or _PAST_VERB.search(text[m.end() :].lower()):
+        return None
+    if len(_content(_WORD.findall(text.lower()))) < MIN_CONTENT_WORDS:
+        return None
+    first = m.group("thing").split()[-1 if m.group("thing").startswith(("our ", "family ")) else 0]
+    plural = not first.endswith("ing") and re.fullmatch(_MASS, first) is None
+    if plural and _SINGULAR.search(m.group("verb")):
+        return None  # "James is amazing at painting": a name, not things in general ("Pets are")
+    said = text[m.start("thing") :]
+    said = said[:1].lower() + said[1:] if not said[1:2].isupper() else said
+    said = said[: m.end() - m.start("thing") + _clause_end(said[m.end() - m.start("thing") :])]
+    restated, mine = restate(resolve_relative_dates(said, at), speaker)
+    content = _TRAILING.sub("", restated).rstrip(" !.,\u2026")
+    if not content or _ENDS_POINTING.search(content) or content.endswith(speaker):
+        return None  # "Art is so cool like that", "Dance is just Gina"
+    # "Pottery is a huge part of Melanie's life" is about the speaker already: said as it is.
+    content = content if mine else f"Thinks {content[:1].lower()}{content[1:]}"
+    return Draft(
+        fact_sentence(content),
+        FactKind.other,
+        None,
+        exclusive=False,
+        importance=IMPORTANCE,
+        topics=("experiences",),
+    )
+
+
+def _affecting(text: str, m: re.Match[str], speaker: str, at: datetime) -> Draft | None:
+    """What affects the speaker (_AFFECTS_ME), restated about them by name, or None."""
+    thing = m.group("thing").lower()
+    if len(_WORD.findall(text)) > MAX_WORDS or _POINTING.search(_THAT_CONJUNCTION.sub("", text)):
+        return None
+    if _SOMEONE.search(text) or _PRONOUN.search(thing):
+        return None
+    if len(_content(_WORD.findall(text.lower()))) < MIN_CONTENT_WORDS or _TIME_LEAD.search(thing):
+        return None
+    restated, changed = restate(resolve_relative_dates(text[m.start("thing") :], at), speaker)
+    content = restated.rstrip(" !.\u2026")
+    if not changed or not content:
+        return None
+    return Draft(
+        fact_sentence(content),
+        FactKind.other,
+        None,
+        exclusive=False,
+        importance=IMPORTANCE,
+        topics=("experiences",),
+    )
+
+
 def experience(text: str, speaker: str, at: datetime) -> Draft | None:
     """The experience a named speaker's sentence `text` (a statement, already judged one) tells,
     or None."""
+    if _SECOND_PERSON.search(text):
+        return None
+    affected = _AFFECTS_ME.match(text) or _DOING_MINE.match(text)
+    if affected is not None:
+        return _affecting(text, affected, speaker, at)
+    text = _VOCATIVE.sub("", text, count=1)  # "Yep Jon, staying focused is key": not about Jon
+    shown = _SHOWN_MINE.match(text)
+    if shown is not None:  # "Here's a pic of my horse painting I did recently"
+        text = f"I shared a photo of {text[shown.end() :]}"
+    belief = _BELIEF.match(text[:1].lower() + text[1:])
+    if belief is not None:
+        return _believed(text, belief, speaker, at)
+    text = _spoken_for(text)
     opening = _OPENING.match(text)
-    if opening is None or _SECOND_PERSON.search(text):
+    if opening is None:
         return None
     words = _WORD.findall(text)
     if len(words) > MAX_WORDS:
@@ -107,20 +345,30 @@ def experience(text: str, speaker: str, at: datetime) -> Draft | None:
         after = after[1:]  # the noun: "my kids love ..." says something of the kids
     while after and after[0] in _ADVERBS:
         after = after[1:]
-    if not after or (subject in ("i", "i'd", "i'll") and after[0] in _TALK_VERBS):
-        return None
-    if subject.endswith(("m", "'m")) and any(w in _STATE_WORDS for w in after[:2]):
+    # "I love camping trips with my fam", "I love all dances": a liking the sentence names itself.
+    liking = (
+        len(after) > 2
+        and after[0] in ("love", "loved")
+        and (after[1].endswith("ing") or (after[1] == "all" and after[2] not in _VAGUE_OBJECTS | {"the"}))
+    )
+    if not after or (subject in ("i", "i'd", "i'll") and after[0] in _TALK_VERBS and not liking):
+        return None  # "I think ...", "I love that!"; not "I love camping trips with my fam"
+    glad_to = _GLAD_TO.match(" ".join(after[:5])) if subject.endswith(("m", "'m")) else None
+    if glad_to is None and subject.endswith(("m", "'m")) and any(w in _STATE_WORDS for w in after[:2]):
         return None  # "I'm so happy", "I'm off", "I'm not sure", "I'm feeling confident"
     verb = after[2] if after[0] in ("gonna", "will", "going") and after[1:2] == ["to"] else after[0]
     if after[0] in ("gonna", "will") and len(after) > 1:
         verb = after[1]
     if subject != "my" and (verb in _EFFORT or (len(after) > 1 and after[1] in _VAGUE_OBJECTS)):
         return None  # "I'll keep pushing", "I won't give up", "I made it in class"
-    if any(w in _MOODS for w in after[:3]):
+    if glad_to is None and any(w in _MOODS for w in after[:3]):
         return None  # "I'm really thankful for ...", "I'm gonna stay positive"
-    if len(_content(after[1:])) < MIN_CONTENT_WORDS:
+    # A verb of substance counts as one of the words ("I cherish time with family"); "went", "got",
+    # "wanted" and the like do not.
+    own = int(after[0] not in _WEAK_VERBS and len(_content(after[:1])) == 1)
+    if len(_content(after[1:])) + own < MIN_CONTENT_WORDS:
         return None
-    if _POINTING.search(text) or _SOMEONE.search(text):
+    if _POINTING.search(_THAT_CONJUNCTION.sub("", text)) or _SOMEONE.search(text):
         return None  # "I want 'em to feel ...", "I do remember those classes": about what is shown
     body = condense(text[opening.start("subject") :]) or text[opening.start("subject") :]
     # A time word before the subject ("Last Friday, I went ...") dates what follows.
