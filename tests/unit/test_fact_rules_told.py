@@ -128,6 +128,8 @@ def test_told_in_more_shapes(text: str, expected: str) -> None:
         "I typically hold it for 30-60 seconds to build strength.",  # "it": what the talk named
         "I haven't had one in ages, the one at the fair was the last.",  # "one": likewise
         "I'm tempted to try dairy-free flavors now.",  # a passing mood
+        "I've been doing great lately, thanks for asking.",  # likewise
+        "Exciting to see what's in store for the team!",  # "exciting" judges, it is no subject
         "Got it, thanks so much.",  # no substance
         "I wanted to say thanks.",  # a weak verb: no substance
         "It helps me explore my identity and be true to myself.",  # "it": what the talk named

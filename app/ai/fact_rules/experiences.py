@@ -175,11 +175,21 @@ _MASS = (
     r"exercise|pottery|travel|education|therapy|community|change|growth|fashion|faith|hope|honesty|"
     r"patience|compassion|empathy|acceptance|guidance|teamwork|hard\swork|mental\shealth|family\stime"
 )
+# "-ing" words that judge rather than do: "Exciting to see what's in store" has no subject.
+_ING_ADJECTIVES = (
+    r"(?:exciting|amazing|interesting|inspiring|annoying|boring|charming|stunning|touching|relaxing|refreshing|"
+    r"rewarding|satisfying|surprising|encouraging|fascinating|heartwarming|uplifting|exhausting|frustrating|"
+    r"overwhelming|humbling|thrilling|calming|comforting|promising)\b"
+)
 _BELIEF = re.compile(
     r"^(?:(?:and|so|well|also|yeah|yep|oh|honestly|plus|but|true|totally|agreed|absolutely|definitely)\b[\s,]*){0,2}"
     r"(?P<thing>(?:(?:our|family)\s)?(?:(?!(?:some|no|any|every)?things?\b|morning|evening|spring|is\b|this\b|"
     r"its\b|his\b|hers\b|yours\b|ours\b|theirs\b|was\b|has\b|does\b|guys\b|thanks\b|us\b|as\b|yes\b|always\b|"
-    r"perhaps\b|sometimes\b|news\b|plus\b)[a-z]+(?:ing|[^s'\s]s)|(?:" + _MASS + r"))(?:\s(?:and|or)\s[a-z]+)?"
+    r"perhaps\b|sometimes\b|news\b|plus\b|"
+    + _ING_ADJECTIVES
+    + r")[a-z]+(?:ing|[^s'\s]s)|(?:"
+    + _MASS
+    + r"))(?:\s(?:and|or)\s[a-z]+)?"
     r"(?:\s(?!(?:it|me|you|i|he|she|they|we|this|that|them|him|her)\b)[a-z]+){0,3}?)"
     r"(?P<verb>'s|\s(?:(?:really|always|truly|sure|can|do|does|just)\s){0,2}(?:is|are|make|makes|bring|brings|help|"
     r"helps|give|gives|keep|keeps|has|have|teach|teaches|matter|matters|heal|heals|shape|shapes|connect|connects))\s",
@@ -361,6 +371,8 @@ def experience(text: str, speaker: str, at: datetime) -> Draft | None:
         verb = after[1]
     if subject != "my" and (verb in _EFFORT or (len(after) > 1 and after[1] in _VAGUE_OBJECTS)):
         return None  # "I'll keep pushing", "I won't give up", "I made it in class"
+    if after[:2] == ["been", "doing"] and after[2:3] and after[2] in _STATE_WORDS:
+        return None  # "I've been doing great lately": a mood
     if glad_to is None and any(w in _MOODS for w in after[:3]):
         return None  # "I'm really thankful for ...", "I'm gonna stay positive"
     # A verb of substance counts as one of the words ("I cherish time with family"); "went", "got",
