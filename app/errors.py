@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from app.crypto.envelope import DecryptError
-from app.db.outage import OUTAGE_ERRORS, is_outage
+from app.db.outage import DRIVER_ERRORS, OUTAGE_ERRORS, is_outage
 from app.jsonutil import dumps
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -271,6 +271,8 @@ def install_error_handlers(app: FastAPI) -> None:
     for outage in OUTAGE_ERRORS:
         app.add_exception_handler(outage, _database_down)
     app.add_exception_handler(sa_exc.DBAPIError, _database_error)
+    for raw in DRIVER_ERRORS:
+        app.add_exception_handler(raw, _database_error)
     app.add_exception_handler(DecryptError, _undecryptable)
     app.add_exception_handler(Exception, _unhandled)
 

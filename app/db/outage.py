@@ -32,9 +32,18 @@ def _server_going_away(orig: BaseException | None) -> bool:
     return isinstance(getattr(orig, "__cause__", None), asyncpg.exceptions.InternalClientError)
 
 
+# The hot statements run on the driver's connection (app.db.sql.driver), so asyncpg's own errors
+# reach the handlers unwrapped: a closed connection is its InterfaceError, a server going away a
+# PostgresError with one of the states above.
+_DRIVER_BROKEN = (asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError)
+DRIVER_ERRORS: tuple[type[Exception], ...] = (asyncpg.PostgresError, *_DRIVER_BROKEN)
+
+
 def is_outage(exc: BaseException) -> bool:
-    if isinstance(exc, OUTAGE_ERRORS):
+    if isinstance(exc, OUTAGE_ERRORS + _DRIVER_BROKEN):
         return True
+    if isinstance(exc, asyncpg.PostgresError):
+        return _server_going_away(exc)
     return isinstance(exc, sa_exc.DBAPIError) and _server_going_away(exc.orig)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import asyncpg
 import httpx
+import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
@@ -97,3 +99,42 @@ async def test_database_outage_is_a_503_problem_not_a_500(database_url: str) -> 
     assert r.headers["content-type"] == "application/problem+json"
     assert r.json()["type"] == "urn:engram:problem:unavailable"
     assert r.headers["Retry-After"] == "1"
+
+
+class _BrokenDriver:
+    """A driver connection that fails as asyncpg does when the server goes away mid-request."""
+
+    def __init__(self, exc: Exception) -> None:
+        self._exc = exc
+
+    async def fetch(self, *_args: object) -> list[object]:
+        raise self._exc
+
+
+@pytest.mark.parametrize(
+    ("exc", "status"),
+    [
+        (asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"), 503),
+        (asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed mid-operation"), 503),
+        (asyncpg.exceptions.InterfaceError("connection is closed"), 503),
+        (asyncpg.exceptions.DivisionByZeroError("division by zero"), 500),
+    ],
+)
+async def test_an_outage_on_the_drivers_connection_is_a_503_too(
+    api: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch, exc: Exception, status: int
+) -> None:
+    """The hot statements bypass SQLAlchemy (app.db.sql.driver), so asyncpg's own errors must be
+    sorted into outage (503, retry) and bug (500) like the wrapped ones."""
+    assert (await api.post("/v1/sessions", json={"user_id": "u", "session_id": "s"})).status_code == 201
+
+    async def broken(_conn: object) -> _BrokenDriver:
+        return _BrokenDriver(exc)
+
+    monkeypatch.setattr("app.messages.service.driver", broken)
+    monkeypatch.setattr("app.search.sql.driver", broken)
+    append = await api.post("/v1/sessions/s/messages", json={"messages": [{"role": "user", "content": "hi"}]})
+    search = await api.post("/v1/search", json={"query": "hi", "user_id": "u", "mode": "keyword"})
+    for r in (append, search):
+        assert r.status_code == status, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert (r.headers.get("Retry-After") == "1") is (status == 503)
