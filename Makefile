@@ -8,6 +8,15 @@ STAMP   = $(VENV)/.installed
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
+# The tests run on every core: one pytest-xdist process per core (`make test PYTEST_WORKERS=0` for
+# one process), each with a PostgreSQL server and a Redis database of its own (tests/conftest.py);
+# a file's tests stay together on one process, so a module's fixtures are made once.
+PYTEST_WORKERS ?= auto
+PYTEST = $(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+# Machines that set PYTHONDONTWRITEBYTECODE=1 would have every test run rewrite ~100 test modules in
+# every worker, and every `engram` process the system tests start compile app/ from source again.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(STAMP): requirements-dev.lock requirements-integrations.in pyproject.toml openapi/clients/python/pyproject.toml $(INTEGRATIONS:%=%/pyproject.toml)
 	@echo "engram: [1/4] creating $(VENV) (a first install takes 2-4 minutes in all)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,11 +45,11 @@ test: $(STAMP)           ## install, then lint, type-check and run every test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(PYTEST)
 
 test-fast: $(STAMP)      ## the quick loop: tests/unit and tests/api without the `slow` ones (no lint)
 	scripts/ensure-redis
-	$(BIN)/pytest tests/unit tests/api -m "not slow"
+	$(PYTEST) tests/unit tests/api -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy
