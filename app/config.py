@@ -469,6 +469,14 @@ class Settings(BaseSettings):
         description="Requests of one tenant in flight per API process (0: unlimited); keep it below "
         "DB_POOL_SIZE + DB_MAX_OVERFLOW so one tenant cannot hold every connection.",
     )
+    tenant_max_concurrent_searches: int = Field(
+        2,
+        ge=0,
+        description="Searches of one tenant running per API process (0: unlimited), after any wait for "
+        "indexing; more wait in order like requests over ENGRAM_TENANT_MAX_CONCURRENT. A search is "
+        "the heaviest request on the event loop: a lower cap keeps one tenant's searches from "
+        "delaying every other tenant's requests.",
+    )
     tenant_queue_seconds: float = Field(
         2.0,
         ge=0,

@@ -13,6 +13,9 @@ Rate limits and caps apply with auth on; with auth off there is only one tenant.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import structlog
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -44,7 +47,10 @@ class Admission:
         self.unauthenticated = per_second(settings.unauthenticated_rps)
         # With auth off there is one tenant: nothing to share out.
         cap = settings.tenant_max_concurrent if settings.auth_on else 0
-        self.slots = TenantSlots(cap, queue=settings.tenant_queue_size, wait=settings.tenant_queue_seconds)
+        queue, wait = settings.tenant_queue_size, settings.tenant_queue_seconds
+        self.slots = TenantSlots(cap, queue=queue, wait=wait)
+        searches = settings.tenant_max_concurrent_searches if settings.auth_on else 0
+        self.searches = TenantSlots(searches, queue=queue, wait=wait)
 
     async def admit(self, scope: Scope) -> Caller | None:
         """The caller of a /v1 request (None: the admin), or a problem to answer with."""
@@ -100,6 +106,20 @@ class Admission:
             raise RateLimited(
                 f"Your tenant has {cap} requests in progress on this server (ENGRAM_TENANT_MAX_CONCURRENT) "
                 f"and more waiting; retry when one ends.",
+                headers={"Retry-After": "1"},
+            ) from None
+
+    @contextlib.asynccontextmanager
+    async def searching(self, tenant_id: str) -> AsyncIterator[None]:
+        """One of the tenant's running searches (ENGRAM_TENANT_MAX_CONCURRENT_SEARCHES)."""
+        try:
+            async with self.searches.held(tenant_id):
+                yield
+        except SlotsFull:
+            cap = self.settings.tenant_max_concurrent_searches
+            raise RateLimited(
+                f"Your tenant has {cap} searches running on this server "
+                "(ENGRAM_TENANT_MAX_CONCURRENT_SEARCHES) and more waiting; retry when one ends.",
                 headers={"Retry-After": "1"},
             ) from None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 
@@ -63,6 +64,14 @@ class TenantSlots:
             if isinstance(exc, asyncio.CancelledError):
                 raise
             raise SlotsFull from None
+
+    @contextlib.asynccontextmanager
+    async def held(self, tenant_id: str) -> AsyncIterator[None]:
+        await self.acquire(tenant_id)
+        try:
+            yield
+        finally:
+            self.release(tenant_id)
 
     def release(self, tenant_id: str) -> None:
         if not self.cap:

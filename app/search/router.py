@@ -41,7 +41,12 @@ async def search(
     body.check_limits(limits, settings.max_query_chars)
     note(request, user_id=body.user_id, session_id=body.session_id)  # the audit trail's scope
     return await service.search_when_indexed(
-        engine, tenant_id=tenant, req=body, embedder=embedder, settings=settings
+        engine,
+        tenant_id=tenant,
+        req=body,
+        embedder=embedder,
+        settings=settings,
+        running=request.state.admission.searching(tenant),
     )
 
 
@@ -56,7 +61,12 @@ async def search_endpoint(request: Request) -> Response:
     body.check_limits(state.limits, settings.max_query_chars)
     note(request, user_id=body.user_id, session_id=body.session_id)
     answer = await service.search_when_indexed(
-        state.engine, tenant_id=who.tenant_id, req=body, embedder=state.embedder, settings=settings
+        state.engine,
+        tenant_id=who.tenant_id,
+        req=body,
+        embedder=state.embedder,
+        settings=settings,
+        running=state.admission.searching(who.tenant_id),
     )
     return Response(lean.json_bytes(answer), media_type="application/json")
 

@@ -4,9 +4,11 @@ both, fused, the kinds ranked together."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -320,11 +322,18 @@ async def _cite(conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candid
 
 
 async def search_when_indexed(
-    engine: AsyncEngine, *, tenant_id: str, req: SearchRequest, embedder: Embedder, settings: Settings
+    engine: AsyncEngine,
+    *,
+    tenant_id: str,
+    req: SearchRequest,
+    embedder: Embedder,
+    settings: Settings,
+    running: AbstractAsyncContextManager[None] | None = None,
 ) -> SearchResponse:
     """`search` in a transaction of its own, after waiting for indexing (`wait_for_indexing_ms`)
     without holding a connection: each poll borrows one for its counts, so waiting searches take
-    no shared capacity while they wait."""
+    no shared capacity while they wait. `running` is held for the search itself, not the wait: the
+    tenant's cap on searches running (app.gate.Admission.searching)."""
     if req.wait_for_indexing_ms > 0:
         counts = _pending_counts(tenant_id, req)
         deadline = time.monotonic() + req.wait_for_indexing_ms / 1000
@@ -335,7 +344,7 @@ async def search_when_indexed(
             if pending == 0 or time.monotonic() >= deadline:
                 break
             await asyncio.sleep(min(next(steps), max(0.0, deadline - time.monotonic())))
-    async with engine.begin() as conn:
+    async with running or contextlib.nullcontext(), engine.begin() as conn:
         return await search(conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings)
 
 

@@ -38,7 +38,11 @@ class Tenant:
 @pytest.fixture(scope="module")
 async def capped(database_url: str) -> AsyncIterator[Capped]:
     settings = make_settings(
-        database_url, tenant_max_concurrent=1, tenant_queue_seconds=QUEUE_SECONDS, run_worker=False
+        database_url,
+        tenant_max_concurrent=1,
+        tenant_max_concurrent_searches=1,
+        tenant_queue_seconds=QUEUE_SECONDS,
+        run_worker=False,
     )
     application = create_app(settings)
     async with LifespanManager(application, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
@@ -94,3 +98,36 @@ async def test_a_request_that_waits_too_long_gets_a_429_and_other_tenants_never_
         # The slot came back: the next request goes straight through.
         assert (await tenant.client.get("/v1/users")).status_code == 200
         assert capped.admission.slots.in_flight(tenant.id) == 0
+
+
+SEARCH = {"query": "anything", "mode": "keyword"}
+
+
+async def test_a_search_over_the_search_cap_waits_then_gets_a_429_and_other_tenants_do_not_wait(
+    capped: Capped,
+) -> None:
+    """ENGRAM_TENANT_MAX_CONCURRENT_SEARCHES: a tenant's searches run at most that many at once,
+    the next in order; another tenant's search does not wait for them."""
+    async with _tenant(capped) as tenant, _tenant(capped) as other:
+        await capped.admission.searches.acquire(tenant.id)
+        try:
+            queued = asyncio.create_task(tenant.client.post("/v1/search", json=SEARCH))
+            await asyncio.sleep(0.3)
+            assert not queued.done(), "it ran beside the running search: the search cap did not apply"
+            started = time.monotonic()
+            r = await other.client.post("/v1/search", json=SEARCH)
+            assert r.status_code == 200, r.text
+            assert time.monotonic() - started < QUEUE_SECONDS
+            refused = await asyncio.wait_for(queued, 30)
+            assert_problem(refused, 429, "rate-limited")
+            assert "ENGRAM_TENANT_MAX_CONCURRENT_SEARCHES" in refused.json()["detail"]
+            assert refused.headers["Retry-After"] == "1"
+            queued = asyncio.create_task(tenant.client.post("/v1/search", json=SEARCH))
+            await asyncio.sleep(0.3)
+            assert not queued.done()
+        finally:
+            capped.admission.searches.release(tenant.id)
+        r = await asyncio.wait_for(queued, 30)
+        assert r.status_code == 200, r.text
+        assert r.json()["results"] == []
+        assert capped.admission.searches.in_flight(tenant.id) == 0
