@@ -95,24 +95,30 @@ def cursor_int(value: Any) -> int:
 
 @dataclass(frozen=True, slots=True)
 class KeyPart:
-    """One column of a sort key: how it is written into a cursor and read back (checked)."""
+    """One column of a sort key: how it is written into a cursor and read back (checked), and the
+    SQL type its bind parameter is cast to (asyncpg cannot always infer it inside a row comparison)."""
 
     dump: Callable[[Any], Any]
     parse: Callable[[Any], Any]
+    sql_type: str | None = None
 
 
 TEXT = KeyPart(dump=str, parse=str)
 INT = KeyPart(dump=int, parse=cursor_int)
-UUID = KeyPart(dump=str, parse=cursor_uuid)
-TIMESTAMP = KeyPart(dump=lambda moment: moment.isoformat(), parse=cursor_datetime)
+UUID = KeyPart(dump=str, parse=cursor_uuid, sql_type="uuid")
+TIMESTAMP = KeyPart(dump=lambda moment: moment.isoformat(), parse=cursor_datetime, sql_type="timestamptz")
 
 
 @dataclass(frozen=True, slots=True)
 class Keyset:
-    """One list's cursors: its kind and the columns of its sort key."""
+    """One list's keyset pages: its cursors' kind, the columns of its sort key (typed parts and the
+    SQL that reads them) and its order. `two_way` lists also hand out `prev_cursor`s."""
 
     kind: str
     parts: tuple[KeyPart, ...]
+    columns: tuple[str, ...] = ()
+    descending: bool = False
+    two_way: bool = False
 
     def cursor(self, key: Sequence[Any], *, backward: bool = False) -> str:
         return encode_cursor(
@@ -133,6 +139,70 @@ class Keyset:
         items = list(rows[: page.limit])
         nxt = self.cursor(key(items[-1])) if len(rows) > page.limit else None
         return Page(items=items, next_cursor=nxt)
+
+    def seek(self, page: PageRequest) -> "Seek":
+        """The SQL of one page: the condition that continues after the cursor's row, the ORDER BY
+        and the LIMIT (one row more than the page), with their bind parameters (`page_*`)."""
+        assert self.columns, f"the {self.kind} keyset names no columns"
+        params: dict[str, Any] = {"page_limit": page.fetch}
+        condition = None
+        backward = False
+        if page.cursor:
+            key, backward = self.position(page.cursor)
+            backward = backward and self.two_way  # a one-way list reads any cursor forward
+        scan_desc = self.descending != backward
+        if page.cursor:
+            binds = []
+            for i, (part, value) in enumerate(zip(self.parts, key, strict=True)):
+                params[f"page_k{i}"] = value
+                binds.append(f"CAST(:page_k{i} AS {part.sql_type})" if part.sql_type else f":page_k{i}")
+            op = "<" if scan_desc else ">"
+            if len(binds) == 1:
+                condition = f"{self.columns[0]} {op} {binds[0]}"
+            else:
+                condition = f"({', '.join(self.columns)}) {op} ({', '.join(binds)})"
+        direction = " DESC" if scan_desc else ""
+        order = ", ".join(f"{column}{direction}" for column in self.columns)
+        return Seek(self, page, backward, condition, f"ORDER BY {order} LIMIT :page_limit", params)
+
+
+@dataclass(frozen=True, slots=True)
+class Seek:
+    """One page's keyset SQL (from `Keyset.seek`) and the page built from the rows it read.
+
+    Used as `f"... WHERE {seek.where('tenant_id = :t')} {seek.tail}"` with `{**params, **seek.params}`."""
+
+    keyset: Keyset
+    request: PageRequest
+    backward: bool
+    condition: str | None
+    tail: str
+    params: dict[str, Any]
+
+    def where(self, *conditions: str) -> str:
+        """`conditions` and the seek condition joined with AND (`TRUE` when there is none)."""
+        found = [*conditions, *([self.condition] if self.condition else [])]
+        return " AND ".join(found) or "TRUE"
+
+    def page(self, rows: Sequence[T], key: Callable[[T], Sequence[Any]]) -> Page[T]:
+        """The page of `rows`; a two-way list also gets its `prev_cursor`, and a page read backward
+        (the page before the cursor's row) is put back in the list's order."""
+        if not self.keyset.two_way:
+            return self.keyset.page(rows, self.request, key)
+        more = len(rows) > self.request.limit
+        items = list(rows[: self.request.limit])
+        if self.backward:
+            items.reverse()
+        nxt = prev = None
+        if items:
+            first, last = key(items[0]), key(items[-1])
+            if self.backward:  # the cursor's own item follows this page; more rows precede it
+                nxt = self.keyset.cursor(last)
+                prev = self.keyset.cursor(first, backward=True) if more else None
+            else:
+                nxt = self.keyset.cursor(last) if more else None
+                prev = self.keyset.cursor(first, backward=True) if self.request.cursor else None
+        return Page(items=items, next_cursor=nxt, prev_cursor=prev)
 
 
 def page_query(

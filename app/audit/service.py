@@ -73,7 +73,7 @@ def _where(tenant_id: str, found: AuditFilter) -> tuple[list[str], dict[str, Any
     return where, params
 
 
-_EVENTS = Keyset("audit", (INT,))
+_EVENTS = Keyset("audit", (INT,), ("id",), descending=True)
 
 
 async def list_events(
@@ -81,22 +81,18 @@ async def list_events(
 ) -> Page[AuditEventOut]:
     """Newest first, a page at a time (keyset on the id)."""
     where, params = _where(tenant_id, found)
-    if page.cursor:
-        where.append("id < :before")
-        (params["before"],) = _EVENTS.after(page.cursor)
+    seek = _EVENTS.seek(page)
     rows = (
         (
             await conn.execute(
-                text(
-                    f"SELECT {_COLS} FROM audit_events WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT :n"
-                ),
-                {**params, "n": page.fetch},
+                text(f"SELECT {_COLS} FROM audit_events WHERE {seek.where(*where)} {seek.tail}"),
+                {**params, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _EVENTS.page([AuditEventOut(**r) for r in rows], page, lambda e: (e.id,))
+    return seek.page([AuditEventOut(**r) for r in rows], lambda e: (e.id,))
 
 
 async def export_events(

@@ -26,8 +26,8 @@ from app.merge_patch import merge_patch
 from app.pagination import INT, TIMESTAMP, UUID, Keyset, Page, PageRequest
 from app.users.service import ensure_user
 
-_FACTS = Keyset("facts", (TIMESTAMP, UUID))  # newest valid_from first
-_HISTORY = Keyset("fact-events", (INT,))  # oldest event first
+_FACTS = Keyset("facts", (TIMESTAMP, UUID), ("valid_from", "fact_id"), descending=True)
+_HISTORY = Keyset("fact-events", (INT,), ("id",))  # oldest event first
 
 _FIELDS = (
     "fact_id, user_id, speaker, content, kind, subject, exclusive, topics, importance, metadata, actor, "
@@ -76,7 +76,7 @@ async def list_facts(
         )
     await _user_exists(conn, tenant_id=tenant_id, user_id=user_id)
     where = ["tenant_id = :t", "user_id = :u"]
-    params: dict[str, Any] = {"t": tenant_id, "u": user_id, "limit": page.fetch}
+    params: dict[str, Any] = {"t": tenant_id, "u": user_id}
     if as_of is not None:
         where.append("valid_from <= :at AND (invalid_at IS NULL OR invalid_at > :at)")
         params["at"] = as_of
@@ -88,25 +88,19 @@ async def list_facts(
     if speaker is not None:
         where.append("speaker IS NULL" if speaker == "" else "speaker = :speaker")
         params["speaker"] = speaker
-    if page.cursor:
-        where.append("(valid_from, fact_id) < (:c_at, :c_id)")
-        params["c_at"], params["c_id"] = _FACTS.after(page.cursor)
+    seek = _FACTS.seek(page)
     rows = (
         (
             await conn.execute(
-                text(
-                    f"SELECT {_cols(half_life_days)} FROM facts WHERE {' AND '.join(where)} "
-                    "ORDER BY valid_from DESC, fact_id DESC LIMIT :limit"
-                ),
-                params,
+                text(f"SELECT {_cols(half_life_days)} FROM facts WHERE {seek.where(*where)} {seek.tail}"),
+                {**params, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _FACTS.page(
+    return seek.page(
         [FactOut(**fields.open_row(dict(r), tenant_id)) for r in rows],
-        page,
         lambda f: (f.valid_from, f.fact_id),
     )
 
@@ -319,19 +313,15 @@ async def history(
     conn: AsyncConnection, *, tenant_id: str, fact_id: uuid.UUID, page: PageRequest
 ) -> Page[FactEventOut]:
     """Oldest first: every change to the fact, also after it was deleted."""
-    params: dict[str, Any] = {"t": tenant_id, "f": fact_id, "limit": page.fetch}
-    after = ""
-    if page.cursor:
-        after = "AND id > :pos"
-        (params["pos"],) = _HISTORY.after(page.cursor)
+    seek = _HISTORY.seek(page)
     rows = (
         (
             await conn.execute(
                 text(
-                    f"SELECT {_EVENT_FIELDS} FROM fact_events WHERE tenant_id = :t AND fact_id = :f {after} "
-                    "ORDER BY id LIMIT :limit"
+                    f"SELECT {_EVENT_FIELDS} FROM fact_events "
+                    f"WHERE {seek.where('tenant_id = :t', 'fact_id = :f')} {seek.tail}"
                 ),
-                params,
+                {"t": tenant_id, "f": fact_id, **seek.params},
             )
         )
         .mappings()
@@ -339,6 +329,4 @@ async def history(
     )
     if not rows and not page.cursor:
         raise NotFound(f"No fact {fact_id}.")
-    return _HISTORY.page(
-        [FactEventOut(**events.open_event(dict(r), tenant_id)) for r in rows], page, lambda e: (e.id,)
-    )
+    return seek.page([FactEventOut(**events.open_event(dict(r), tenant_id)) for r in rows], lambda e: (e.id,))

@@ -71,7 +71,9 @@ async def status(
     )
 
 
-_FAILED = Keyset("failed", (TIMESTAMP, UUID))  # by embed_after: the time the last try failed
+_FAILED_ONLY = "embed_status = 'failed'"
+# By embed_after: the time the last try failed.
+_FAILED = Keyset("failed", (TIMESTAMP, UUID), ("embed_after", "message_id"))
 
 
 async def list_failed(
@@ -83,26 +85,22 @@ async def list_failed(
     page: PageRequest,
 ) -> Page[FailedItem]:
     where, params = _owner(tenant_id, user_id, session_id)
-    params["limit"] = page.fetch
-    if page.cursor:
-        where += " AND (embed_after, message_id) > (:at, :mid)"
-        params["at"], params["mid"] = _FAILED.after(page.cursor)
+    seek = _FAILED.seek(page)
     rows = (
         (
             await conn.execute(
                 text(
                     "SELECT message_id, session_id, user_id, seq, embed_attempts AS attempts, "
                     "embed_error AS error, embed_after AS failed_at FROM messages "
-                    f"WHERE {where} AND embed_status = 'failed' "
-                    "ORDER BY embed_after, message_id LIMIT :limit"
+                    f"WHERE {seek.where(where, _FAILED_ONLY)} {seek.tail}"
                 ),
-                params,
+                {**params, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _FAILED.page([FailedItem(**r) for r in rows], page, lambda f: (f.failed_at, f.message_id))
+    return seek.page([FailedItem(**r) for r in rows], lambda f: (f.failed_at, f.message_id))
 
 
 async def retry_failed(

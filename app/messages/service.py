@@ -30,8 +30,8 @@ from app.telemetry.context import current_traceparent
 
 _COLS = "message_id, session_id, seq, role, name, content, metadata, token_count, created_at, updated_at"
 # A cursor of one order is refused by the other: its position means the other side of the page.
-_BY_SEQ = Keyset("messages", (INT,))
-_BY_SEQ_DESC = Keyset("messages-desc", (INT,))
+_BY_SEQ = Keyset("messages", (INT,), ("seq",), two_way=True)
+_BY_SEQ_DESC = Keyset("messages-desc", (INT,), ("seq",), descending=True, two_way=True)
 
 # One round trip: bump the session's seq under its row lock (gapless: a rollback undoes the bump
 # too), record a summary job if the batch makes one due (the policy's thresholds come as
@@ -264,7 +264,7 @@ async def list_messages(
     """Keyset pages by seq in either order; `prev_cursor` walks back toward the start."""
     await require_session(conn, tenant_id=tenant_id, session_id=session_id)
     where = ["tenant_id = :t", "session_id = :s"]
-    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": page.fetch}
+    params: dict[str, Any] = {"t": tenant_id, "s": session_id}
     if found.roles:
         where.append("role = ANY(CAST(:roles AS text[]))")
         params["roles"] = [r.value for r in found.roles]
@@ -274,42 +274,20 @@ async def list_messages(
     if found.created_before is not None:
         where.append("created_at < :before")
         params["before"] = found.created_before
-    descending = found.descending
-    keyset = _BY_SEQ_DESC if descending else _BY_SEQ
-    backward = False
-    if page.cursor:
-        (params["pos"],), backward = keyset.position(page.cursor)
-        # Walking forward in the requested order, or back (the page before) in the other.
-        ahead = descending != backward
-        where.append("seq < :pos" if ahead else "seq > :pos")
-    scan_desc = descending != backward
+    # Forward in the requested order, or back (the page before the cursor) in the other.
+    seek = (_BY_SEQ_DESC if found.descending else _BY_SEQ).seek(page)
     rows = (
         (
             await conn.execute(
-                text(
-                    f"SELECT {_COLS} FROM messages WHERE {' AND '.join(where)} "
-                    f"ORDER BY seq {'DESC' if scan_desc else 'ASC'} LIMIT :limit"
-                ),
-                params,
+                text(f"SELECT {_COLS} FROM messages WHERE {seek.where(*where)} {seek.tail}"),
+                {**params, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    more = len(rows) > page.limit
-    items = [MessageOut(**fields.open_row(dict(r), tenant_id)) for r in rows[: page.limit]]
-    if backward:
-        items.reverse()
-    nxt = prev = None
-    if items:
-        first, last = (items[0].seq,), (items[-1].seq,)
-        if backward:  # the cursor's own item follows this page; more rows precede it
-            nxt = keyset.cursor(last)
-            prev = keyset.cursor(first, backward=True) if more else None
-        else:
-            nxt = keyset.cursor(last) if more else None
-            prev = keyset.cursor(first, backward=True) if page.cursor else None
-    return Page[MessageOut](items=items, next_cursor=nxt, prev_cursor=prev)
+    items = [MessageOut(**fields.open_row(dict(r), tenant_id)) for r in rows]
+    return seek.page(items, lambda m: (m.seq,))
 
 
 async def get_message(

@@ -75,14 +75,14 @@ async def require_session(conn: AsyncConnection, *, tenant_id: str, session_id: 
         raise NotFound(f"No session {session_id}.")
 
 
-_SESSIONS = Keyset("sessions", (TIMESTAMP, TEXT))  # newest first
+_SESSIONS = Keyset("sessions", (TIMESTAMP, TEXT), ("created_at", "session_id"), descending=True)
 
 
 async def list_sessions(
     conn: AsyncConnection, *, tenant_id: str, user_id: str | None, page: PageRequest
 ) -> Page[SessionOut]:
     """Newest first. With `user_id`, only that user's (404 if the user does not exist)."""
-    params: dict[str, Any] = {"t": tenant_id, "limit": page.fetch}
+    params: dict[str, Any] = {"t": tenant_id}
     where = ["tenant_id = :t"]
     if user_id is not None:
         exists = (
@@ -95,23 +95,18 @@ async def list_sessions(
             raise NotFound(f"No user {user_id}.")
         where.append("user_id = :u")
         params["u"] = user_id
-    if page.cursor:
-        where.append("(created_at, session_id) < (:c, :sid)")
-        params["c"], params["sid"] = _SESSIONS.after(page.cursor)
+    seek = _SESSIONS.seek(page)
     rows = (
         (
             await conn.execute(
-                text(
-                    f"SELECT {_COLS} FROM sessions WHERE {' AND '.join(where)} "
-                    "ORDER BY created_at DESC, session_id DESC LIMIT :limit"
-                ),
-                params,
+                text(f"SELECT {_COLS} FROM sessions WHERE {seek.where(*where)} {seek.tail}"),
+                {**params, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _SESSIONS.page([SessionOut(**r) for r in rows], page, lambda s: (s.created_at, s.session_id))
+    return seek.page([SessionOut(**r) for r in rows], lambda s: (s.created_at, s.session_id))
 
 
 async def patch_session(

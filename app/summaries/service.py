@@ -53,7 +53,7 @@ async def summary_state(conn: AsyncConnection, *, tenant_id: str, session_id: st
     )
 
 
-_SUMMARIES = Keyset("summaries", (INT,))
+_SUMMARIES = Keyset("summaries", (INT,), ("to_seq",), descending=True)
 
 
 async def list_summaries(
@@ -61,27 +61,21 @@ async def list_summaries(
 ) -> Page[SummaryOut]:
     """Newest first: each step of the progressive summary, with the seqs it covers."""
     await _session_row(conn, tenant_id=tenant_id, session_id=session_id)
-    params: dict[str, Any] = {"t": tenant_id, "s": session_id, "limit": page.fetch}
-    after = ""
-    if page.cursor:
-        after = "AND to_seq < :pos"
-        (params["pos"],) = _SUMMARIES.after(page.cursor)
+    seek = _SUMMARIES.seek(page)
     rows = (
         (
             await conn.execute(
                 text(
-                    f"SELECT {_COLS} FROM summaries WHERE tenant_id = :t AND session_id = :s {after} "
-                    "ORDER BY to_seq DESC LIMIT :limit"
+                    f"SELECT {_COLS} FROM summaries "
+                    f"WHERE {seek.where('tenant_id = :t', 'session_id = :s')} {seek.tail}"
                 ),
-                params,
+                {"t": tenant_id, "s": session_id, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _SUMMARIES.page(
-        [SummaryOut(**fields.open_row(dict(r), tenant_id)) for r in rows], page, lambda s: (s.to_seq,)
-    )
+    return seek.page([SummaryOut(**fields.open_row(dict(r), tenant_id)) for r in rows], lambda s: (s.to_seq,))
 
 
 async def force_summary(engine: AsyncEngine, *, tenant_id: str, session_id: str) -> SummarizeAccepted:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -47,42 +46,32 @@ async def create_key(conn: AsyncConnection, *, tenant_id: str, name: str) -> Key
     return KeyCreated(**row, key=key)
 
 
-_KEYS = Keyset("keys", (TIMESTAMP, UUID))
-_TENANTS = Keyset("tenants", (TEXT,))
+_KEYS = Keyset("keys", (TIMESTAMP, UUID), ("created_at", "key_id"))
+_TENANTS = Keyset("tenants", (TEXT,), ("t.tenant_id",))
 
 
 async def list_keys(conn: AsyncConnection, *, tenant_id: str | None, page: PageRequest) -> Page[KeyOut]:
-    params: dict[str, Any] = {"limit": page.fetch}
-    where = ["TRUE"]
-    if tenant_id is not None:
-        where.append("tenant_id = :t")
-        params["t"] = tenant_id
-    if page.cursor:
-        where.append("(created_at, key_id) > (CAST(:c AS timestamptz), CAST(:k AS uuid))")
-        params["c"], params["k"] = _KEYS.after(page.cursor)
+    seek = _KEYS.seek(page)
+    where = [] if tenant_id is None else ["tenant_id = :t"]
     rows = (
         (
             await conn.execute(
                 text(
                     "SELECT key_id, tenant_id, name, prefix, created_at, revoked_at FROM api_keys "
-                    f"WHERE {' AND '.join(where)} ORDER BY created_at, key_id LIMIT :limit"
+                    f"WHERE {seek.where(*where)} {seek.tail}"
                 ),
-                params,
+                {"t": tenant_id, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _KEYS.page([KeyOut(**r) for r in rows], page, lambda k: (k.created_at, k.key_id))
+    return seek.page([KeyOut(**r) for r in rows], lambda k: (k.created_at, k.key_id))
 
 
 async def list_tenants(conn: AsyncConnection, *, page: PageRequest) -> Page[TenantOut]:
     """Every tenant by id, with its live keys, users, webhook endpoints and limits."""
-    params: dict[str, Any] = {"limit": page.fetch}
-    after = ""
-    if page.cursor:
-        after = "WHERE t.tenant_id > :after"
-        (params["after"],) = _TENANTS.after(page.cursor)
+    seek = _TENANTS.seek(page)
     rows = (
         (
             await conn.execute(
@@ -92,15 +81,15 @@ async def list_tenants(conn: AsyncConnection, *, page: PageRequest) -> Page[Tena
                     "  AND k.revoked_at IS NULL) AS keys, "
                     "(SELECT count(*) FROM users u WHERE u.tenant_id = t.tenant_id) AS users, "
                     "(SELECT count(*) FROM webhook_endpoints w WHERE w.tenant_id = t.tenant_id) AS webhooks "
-                    f"FROM tenants t {after} ORDER BY t.tenant_id LIMIT :limit"
+                    f"FROM tenants t WHERE {seek.where()} {seek.tail}"
                 ),
-                params,
+                seek.params,
             )
         )
         .mappings()
         .all()
     )
-    return _TENANTS.page([TenantOut(**r) for r in rows], page, lambda t: (t.tenant_id,))
+    return seek.page([TenantOut(**r) for r in rows], lambda t: (t.tenant_id,))
 
 
 async def revoke_key(conn: AsyncConnection, *, key_id: uuid.UUID) -> None:

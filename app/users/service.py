@@ -65,26 +65,22 @@ async def get_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> Us
     return UserOut(**row)
 
 
-_USERS = Keyset("users", (TEXT,))
+_USERS = Keyset("users", (TEXT,), ("user_id",))
 
 
 async def list_users(conn: AsyncConnection, *, tenant_id: str, page: PageRequest) -> Page[UserOut]:
-    params: dict[str, Any] = {"t": tenant_id, "limit": page.fetch}
-    after = ""
-    if page.cursor:
-        after = "AND user_id > :after"
-        (params["after"],) = _USERS.after(page.cursor)
+    seek = _USERS.seek(page)
     rows = (
         (
             await conn.execute(
-                text(f"SELECT {_COLS} FROM users WHERE tenant_id = :t {after} ORDER BY user_id LIMIT :limit"),
-                params,
+                text(f"SELECT {_COLS} FROM users WHERE {seek.where('tenant_id = :t')} {seek.tail}"),
+                {"t": tenant_id, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _USERS.page([UserOut(**r) for r in rows], page, lambda u: (u.user_id,))
+    return seek.page([UserOut(**r) for r in rows], lambda u: (u.user_id,))
 
 
 async def purge_user(conn: AsyncConnection, *, tenant_id: str, user_id: str) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from app.webhooks import outbox
 from app.webhooks.schemas import AttemptOut, DeliveryDetail, DeliveryOut, DeliveryStatus
 from app.webhooks.service import get_endpoint
 
-_DELIVERIES = Keyset("webhook-deliveries", (INT,))  # newest first
+_DELIVERIES = Keyset("webhook-deliveries", (INT,), ("id",), descending=True)  # newest first
 
 _COLS = (
     "id AS delivery_id, event_id, type, nullif(user_id, '') AS user_id, status, attempts, "
@@ -35,28 +35,23 @@ async def list_deliveries(
 ) -> Page[DeliveryOut]:
     """Newest first."""
     await get_endpoint(conn, tenant_id=tenant_id, endpoint_id=endpoint_id)
-    params: dict[str, Any] = {"t": tenant_id, "e": endpoint_id, "limit": page.fetch}
+    params: dict[str, Any] = {"t": tenant_id, "e": endpoint_id}
     where = ["tenant_id = :t", "endpoint_id = :e"]
     if status is not None:
         where.append("status = :status")
         params["status"] = status
-    if page.cursor:
-        where.append("id < :before")
-        (params["before"],) = _DELIVERIES.after(page.cursor)
+    seek = _DELIVERIES.seek(page)
     rows = (
         (
             await conn.execute(
-                text(
-                    f"SELECT {_COLS} FROM webhook_deliveries WHERE {' AND '.join(where)} "
-                    "ORDER BY id DESC LIMIT :limit"
-                ),
-                params,
+                text(f"SELECT {_COLS} FROM webhook_deliveries WHERE {seek.where(*where)} {seek.tail}"),
+                {**params, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _DELIVERIES.page([DeliveryOut(**r) for r in rows], page, lambda d: (d.delivery_id,))
+    return seek.page([DeliveryOut(**r) for r in rows], lambda d: (d.delivery_id,))
 
 
 async def get_delivery(

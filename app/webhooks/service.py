@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -82,29 +81,24 @@ async def check_public(url: str) -> None:
         ) from None
 
 
-_ENDPOINTS = Keyset("webhooks", (TIMESTAMP, UUID))
+_ENDPOINTS = Keyset("webhooks", (TIMESTAMP, UUID), ("created_at", "endpoint_id"))
 
 
 async def list_endpoints(conn: AsyncConnection, *, tenant_id: str, page: PageRequest) -> Page[EndpointOut]:
-    params: dict[str, Any] = {"t": tenant_id, "limit": page.fetch}
-    after = ""
-    if page.cursor:
-        after = "AND (created_at, endpoint_id) > (CAST(:c AS timestamptz), CAST(:e AS uuid))"
-        params["c"], params["e"] = _ENDPOINTS.after(page.cursor)
+    seek = _ENDPOINTS.seek(page)
     rows = (
         (
             await conn.execute(
                 text(
-                    f"SELECT {_COLS} FROM webhook_endpoints WHERE tenant_id = :t {after} "
-                    "ORDER BY created_at, endpoint_id LIMIT :limit"
+                    f"SELECT {_COLS} FROM webhook_endpoints WHERE {seek.where('tenant_id = :t')} {seek.tail}"
                 ),
-                params,
+                {"t": tenant_id, **seek.params},
             )
         )
         .mappings()
         .all()
     )
-    return _ENDPOINTS.page([EndpointOut(**r) for r in rows], page, lambda e: (e.created_at, e.endpoint_id))
+    return seek.page([EndpointOut(**r) for r in rows], lambda e: (e.created_at, e.endpoint_id))
 
 
 async def get_endpoint(conn: AsyncConnection, *, tenant_id: str, endpoint_id: uuid.UUID) -> EndpointOut:
