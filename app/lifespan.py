@@ -137,7 +137,7 @@ def make_lifespan(
                 engine=engine,
                 redis=redis,
                 embedder=embedder,
-                waker=Waker(redis, wake),
+                waker=Waker(redis, wake, quiet=tracing.quiet),
                 tokenizer=Tokenizer(settings.tokenizer),
                 limits=Limits(settings),
                 metrics=metrics,

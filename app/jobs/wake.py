@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 
 import structlog
 from redis.asyncio import Redis
@@ -16,11 +17,21 @@ _log = structlog.get_logger("engram.wake")
 
 
 class Waker:
-    def __init__(self, redis: Redis | None, local: asyncio.Event | None, min_interval: float = 0.01):
+    def __init__(
+        self,
+        redis: Redis | None,
+        local: asyncio.Event | None,
+        min_interval: float = 0.01,
+        quiet: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext,
+    ):
         self._redis = redis
         self._local = local
         self._min_interval = min_interval
         self._last = 0.0
+        # Tracing's `quiet`: the wake-up is plumbing, not part of what a trace shows. The work it
+        # wakes joins the request's trace through the traceparent stored with it, not through
+        # this PUBLISH, and a span for it would say nothing (yet cost as much as the cache write's).
+        self._quiet = quiet
 
     async def poke(self) -> None:
         """Best effort: a lost wake-up only delays work until the next poll."""
@@ -31,7 +42,8 @@ class Waker:
             return
         self._last = now
         try:
-            await self._redis.publish(CHANNEL, b"1")
+            with self._quiet():
+                await self._redis.publish(CHANNEL, b"1")
         except Exception as exc:  # Redis down: workers poll; say so once in a while, not per call
             _log.debug("wake-up not published", error=type(exc).__name__)
 

@@ -122,6 +122,12 @@ async def test_an_append_and_the_work_it_causes_are_one_trace(traced: Traced) ->
     # asyncpg directly, past SQLAlchemy and so past its instrumentation: the worker's SQL below is
     # traced, the append's is not yet.)
     assert any((s.attributes or {}).get("db.system") == "redis" for s in spans)
+    # What the request's trace holds: its server span and the Redis commands of the request itself
+    # (the cache write), nothing for the worker's wake-up PUBLISH (plumbing: the steps join the
+    # trace through the stored traceparent, above, not through it).
+    children = [s for s in spans if s.parent is not None and s.parent.span_id == server.context.span_id]
+    assert {s.name for s in children if s.kind is SpanKind.CLIENT} == {"EVALSHA"}
+    assert not [s for s in spans if s.name == "PUBLISH"]
     # Each step is a child of the request span whose rows it took (the stored traceparent).
     for step in steps.values():
         assert step.kind is SpanKind.CONSUMER
