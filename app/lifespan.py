@@ -25,6 +25,7 @@ from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import KEY_POOL_SIZE, make_engine, make_export_engine, make_key_engine
 from app.db.migrate import upgrade
 from app.gate import Admission
+from app.heap import freeze_startup
 from app.jobs.wake import Waker
 from app.limits import Limits
 from app.metrics import Metrics, pool_stats
@@ -55,8 +56,11 @@ class State(TypedDict):
 
 
 def make_lifespan(
-    settings: Settings, metrics: Metrics, tracing: Tracing
+    settings: Settings, metrics: Metrics, tracing: Tracing, *, freeze_heap: bool = False
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[State]]:
+    """`freeze_heap`: the app is its process's only one (`engram serve`), which then freezes what
+    it built at startup (app/heap.py). Not for tests, which build many apps in one process."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[State]:
         embedded: EmbeddedPostgres | None = None
@@ -121,6 +125,16 @@ def make_lifespan(
                     await worker.run(stop)
 
             worker_task = asyncio.create_task(run_worker_when_ready(), name="engram-worker")
+        settle_task: asyncio.Task[None] | None = None
+        if freeze_heap and gate is not None:
+            loading = gate
+
+            async def settle_when_loaded() -> None:
+                # The model's load (onnxruntime, the tokenizer) comes after the freeze below.
+                if await loading.wait_ready(stop):
+                    freeze_startup()
+
+            settle_task = asyncio.create_task(settle_when_loaded(), name="engram-heap-settle")
         audit = AuditWriter(
             engine, every=settings.audit_flush_seconds, max_buffer=settings.audit_buffer_max, metrics=metrics
         )
@@ -131,6 +145,8 @@ def make_lifespan(
             unknown_ttl=settings.unknown_key_cache_seconds,
             stranger_lane=KEY_POOL_SIZE,
         )
+        if freeze_heap:
+            freeze_startup()  # what the process keeps is built: full collections skip it
         try:
             yield State(
                 settings=settings,
@@ -154,6 +170,8 @@ def make_lifespan(
             )
         finally:
             stop.set()
+            if settle_task is not None:
+                await settle_task
             await audit.aclose()  # writes the events still buffered
             if worker_task is not None:
                 await worker_task  # finishes (commits or rolls back) the batch in hand

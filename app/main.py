@@ -41,7 +41,9 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
-def create_app(settings: Settings | None = None, *, tracing: Tracing | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, tracing: Tracing | None = None, freeze_heap: bool = False
+) -> FastAPI:
     settings = settings or Settings()
     metrics = Metrics()
     tracing = tracing or make_tracing(settings)  # a no-op unless ENGRAM_OTEL=on
@@ -50,7 +52,7 @@ def create_app(settings: Settings | None = None, *, tracing: Tracing | None = No
         title="Engram",
         version=__version__,
         description=DESCRIPTION,
-        lifespan=mcp.around(make_lifespan(settings, metrics, tracing)),
+        lifespan=mcp.around(make_lifespan(settings, metrics, tracing, freeze_heap=freeze_heap)),
         # Operation ids are the handlers' names (`append_messages`), not FastAPI's path-derived
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
         # clients' calls. Handler names are unique (tests/unit/test_openapi.py).
@@ -92,4 +94,4 @@ def app_factory() -> FastAPI:
     """Entry point for uvicorn (`--factory`): settings from the environment."""
     settings = Settings()
     configure_logging(settings.log_level, settings.log_json)
-    return create_app(settings)
+    return create_app(settings, freeze_heap=True)  # the process's only app (app/heap.py)

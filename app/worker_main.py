@@ -12,6 +12,7 @@ from app.ai.embed_server import EmbedServer
 from app.config import Settings
 from app.crypto.keys import start_encryption
 from app.db.engine import make_engine
+from app.heap import freeze_startup
 from app.metrics import Metrics
 from app.redis_client import make_redis
 from app.runtime import start_embedder
@@ -45,6 +46,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
         worker = Worker(
             settings=settings, engine=engine, embedder=embedder, redis=redis, metrics=metrics, tracing=tracing
         )
+        freeze_startup()  # full collections skip what starting up built (app/heap.py)
         await worker.run(stop)
     finally:
         if server is not None:
