@@ -55,7 +55,9 @@ MODEL_CACHE = Path.cwd() / ".engram" / "models"
 
 
 class Server:
-    def __init__(self, workdir: Path, database_url: str | None) -> None:
+    def __init__(
+        self, workdir: Path, database_url: str | None, settings: dict[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = workdir / "server.log"
@@ -69,6 +71,7 @@ class Server:
         )
         if database_url:
             env["ENGRAM_DATABASE_URL"] = database_url
+        env.update(settings or {})
         args = [str(Path(sys.executable).with_name("engram")), "serve", "--port", str(self.port)]
         if not database_url:
             args += ["--data-dir", str(workdir / "data")]
@@ -402,6 +405,19 @@ async def _seed(url: str, attacker: str, victim: str) -> None:
                 break
 
 
+async def _until_idle(server: Server, limit: float = 300) -> None:
+    """Wait until the seed's derived work is done (the attacker's summaries and facts come after
+    its embeddings, and kept a core busy well into the `quiet` row): until the API process, its
+    worker's children included, uses under a tenth of a core over two seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = server.cpu_seconds()
+        await asyncio.sleep(2)
+        if server.cpu_seconds() - before < 0.2:
+            return
+    print(f"the worker was still busy after {limit:g} s; measuring anyway", flush=True)
+
+
 def _client(url: str, key: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60)
 
@@ -486,14 +502,25 @@ async def main() -> None:
     parser.add_argument("--database-url", default=None, help="an empty PostgreSQL with pgvector")
     parser.add_argument("--json", type=Path, default=None, help="write the rows here too")
     parser.add_argument("--log", type=Path, default=None, help="keep a copy of the server's log here")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="ENGRAM_X=VALUE",
+        help="a setting of the server other than its default (repeatable): to measure a choice",
+    )
     args = parser.parse_args()
+    settings = dict(kv.split("=", 1) for kv in args.set)
+    if any(not k.startswith("ENGRAM_") for k in settings):
+        parser.error("--set takes ENGRAM_ settings")
     names = [n for n in args.only.split(",") if n] or list(ATTACKS)
     with tempfile.TemporaryDirectory(prefix="engram-hostile-") as tmp:
-        server = Server(Path(tmp), args.database_url)
+        server = Server(Path(tmp), args.database_url, settings)
         try:
             await server.ready()
             attacker, victim_key = await _keys(server.url)
             await _seed(server.url, attacker, victim_key)
+            await _until_idle(server)
             ctx = Ctx(server.url, server.port, attacker)
             victim = Victim(server.url, victim_key)
             rows = []
