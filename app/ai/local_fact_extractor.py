@@ -154,7 +154,13 @@ Bjork ..." [plan:bjork] | "I signed up for a pottery class, the first session is
 take a pottery class." [plan:pottery class], which ends every plan whose key has those words.
 Not read: "my job at X" after "lost / quit / left / since", a liking of "my" something ("I love
 running my own studio") or of "the / that / your" one thing (a reaction to what was just shown:
-"I love the colors"; the beach, the mountains, the piano and the like excepted).
+"I love the colors"; the beach, the mountains, the piano and the like excepted). Since session 9:
+"the" reaches over the whole list ("I love the dark sky and green scenery" gives nothing); a list
+ends at a clause ("I love sci-fi movies, they're a great escape") and after an item with a
+preposition ("books about personal development and mindset" -> "books about personal
+development"); a name ends at its possessive ("my daughter Sara's birthday" -> "Sara"); and a
+named speaker's name is known, so another read as theirs ("Looky here, ...", an interjection)
+is dropped.
 
 A bare answer to the assistant's last question counts as the statement it stands for: "Are you
 vegetarian / married ...?" + "yes"; "Where do you live / are you from?" (a short courtesy may
@@ -255,7 +261,8 @@ _IVE = re.compile(r"\b[Ii]ve\b")
 # Smileys read as the end of the sentence they close ("I'm Elias :)").
 _SMILEY = re.compile(r"\s+(?:[:=]-?[)(D]|<3)+(?=\s|$)")
 _NOT_HERE = word_set(
-    "same me everyone everybody nobody someone all winter summer spring autumn fall snow rain sun sunny "
+    "look looky lookie lookee see come over right hear out same me everyone everybody nobody someone all "
+    "winter summer spring autumn fall snow rain sun sunny "
     "cold hot morning evening night noon midnight lunchtime dinner breakfast lunch it its it's that this "
     "there is was not no so still just you we they he she i nothing everything anyone"
 )
@@ -519,11 +526,21 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef |
         if i + 1 < len(sentences) and _SARCASM_AFTER.match(sentences[i + 1]):
             continue
         drafts = _sentence_drafts(raw, turn.created_at)
+        if name:  # a named speaker's own name is known: another one read as theirs is a misreading
+            drafts = [d for d in drafts if d.subject != "name" or _own_name(d.content, name)]
         # A liking read from a sentence that tells more ("I'm passionate about dancing and it brings
         # me so much joy") keeps the rest as told too; any other slot fact is the sentence's fact.
         if name and all(d.kind is FactKind.preference and not d.negated for d in drafts):
             drafts = [*drafts, *_told(raw, name, turn.created_at)]
         yield from drafts
+
+
+def _own_name(content: str, name: str) -> bool:
+    """Whether "Is named X." names the speaker called `name` ("Looky here, I got this pup" is no
+    introduction from someone named Nate; "call me Jo" from Joanna is)."""
+    said = content.removeprefix("Is named ").rstrip(".").casefold().split()
+    known = name.casefold().split()
+    return bool(said) and any(k.startswith(w) or w.startswith(k) for w in said[:1] for k in known)
 
 
 def _told(raw: str, name: str, at: datetime) -> list[Draft]:

@@ -117,6 +117,13 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ("Yep Jon, " * 44 + "ok. ") * 30,
         ("So much - " * 40 + "I went. ") * 30,
         ("Art is special to me " * 19 + "too. ") * 30,
+        # the precision round (issue 12, session 9): lists cut at a clause or a preposition, the
+        # article over a list, the speaker's own name, an answer's list, resolve
+        "I love books about a and b, they're " * 3_000,
+        "I love the a and b and " * 4_000,
+        ("My " + "ab-" * 120 + ", x. ") * 30,
+        "Looky here, Ab here, " * 4_000,
+        ("I'll do my best to " * 20 + "go. ") * 30,
     ],
     ids=[
         "spaces",
@@ -145,6 +152,11 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "vocative",
         "dash-lead",
         "special-to-me",
+        "list-cut",
+        "article-over-list",
+        "answer-list",
+        "own-name",
+        "resolve",
     ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:

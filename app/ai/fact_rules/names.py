@@ -211,6 +211,9 @@ def person_name(text: str, *, max_words: int = 2, lower_ok: bool = False) -> str
             break
         word = m.group(1)
         after = text[m.end() : m.end() + 1]
+        owner = word.endswith("'s") and len(word) > 3  # "my daughter Sara's birthday": Sara, who owns
+        if owner and word.lower() not in NAME_STOP:
+            word = word[:-2]
         if (after and (after.isalnum() or after == "_")) or word.lower() in NAME_STOP or len(word) < 2:
             break
         if word[0].isupper() and not (word.isupper() and len(word) > 3):
@@ -220,4 +223,6 @@ def person_name(text: str, *, max_words: int = 2, lower_ok: bool = False) -> str
         else:
             break
         pos = m.end()
+        if owner:  # the possessive ends the name
+            break
     return " ".join(out) or None

@@ -110,9 +110,22 @@ def objects(text: str, *, max_words: int = 4, max_items: int = 5) -> list[str]:
     if whole.lower() in _COMPOUNDS:
         return [whole] if checked(whole, max_words) else []
     items = [trim(p) for p in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", whole) if p.strip()]
+    for n, item in enumerate(items[1:], 1):
+        # "fantasy movies, they're a great escape": a clause, which ends the list; "books about
+        # growth and mindset": what follows an item with a preposition is that preposition's.
+        if item.split()[0].lower() in _CLAUSE_SUBJECTS or _HAS_PREPOSITION.search(items[n - 1]):
+            items = items[:n]
+            break
     if not items or len(items) > max_items or not all(checked(i, max_words) for i in items):
         return []
     return items
+
+
+_CLAUSE_SUBJECTS = word_set(
+    "i i'm im i've we we're we've they they're they've it it's he he's she she's you you're that that's "
+    "there there's which who"
+)
+_HAS_PREPOSITION = re.compile(r"\s(?:about|of|on|with|for|from|in|into|at|by|like)\s", re.IGNORECASE)
 
 
 _SWAP = word_pairs(

@@ -107,8 +107,10 @@ def _b_like(m: re.Match[str], s: Sentence) -> list[Draft]:
     if any(i.lower() in GRIPES or i.lower().startswith(("being ", "getting ")) for i in items):
         return []
     # "I love the colors", "I love the self-acceptance theme": a reaction to what was just shown,
-    # not a taste; a liking of "the" one thing holds only for a few things everyone knows.
-    items = [i for i in items if not _SHOWN.match(i)]
+    # not a taste; a liking of "the" one thing holds only for a few things everyone knows. The
+    # article reaches over the rest of the list: "I love the dark sky and green scenery".
+    shown = next((n for n, i in enumerate(items) if _SHOWN.match(i)), len(items))
+    items = items[:shown]
     return prefs(items, verb="Prefers" if verb.lower() == "prefer" else "Likes")
 
 
