@@ -131,6 +131,13 @@ def embedder() -> Any:
     return e
 
 
+def vectors(model: Any, texts: list[str]) -> np.ndarray:
+    """Each text encoded on its own: in a batch a text is padded to its neighbours' length, which
+    moves its cosine by up to ~0.01, so a fact's match would depend on which other facts were
+    produced (a code change elsewhere flipped matches near the threshold both ways)."""
+    return np.vstack([np.asarray(model.encode([t]), dtype=np.float32) for t in texts])
+
+
 def best_matches(
     golds: list[Gold], produced: list[Produced], model: Any
 ) -> list[tuple[Gold, Produced | None, float]]:
@@ -140,7 +147,7 @@ def best_matches(
     for p in produced:
         facts_by[(p.conversation, p.speaker)].append(p)
     out: list[tuple[Gold, Produced | None, float]] = []
-    gold_vecs = np.asarray(model.encode([g.text for g in golds]), dtype=np.float32) if golds else None
+    gold_vecs = vectors(model, [g.text for g in golds]) if golds else None
     cache: dict[tuple[str, str], np.ndarray] = {}
     for i, g in enumerate(golds):
         mine = facts_by.get((g.conversation, g.speaker), [])
@@ -149,9 +156,7 @@ def best_matches(
             continue
         key = (g.conversation, g.speaker)
         if key not in cache:
-            cache[key] = np.asarray(
-                model.encode([f"{p.speaker}: {p.content}" for p in mine]), dtype=np.float32
-            )
+            cache[key] = vectors(model, [f"{p.speaker}: {p.content}" for p in mine])
         sims = cache[key] @ gold_vecs[i]
         j = int(np.argmax(sims))
         out.append((g, mine[j], float(sims[j])))
