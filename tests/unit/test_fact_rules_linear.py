@@ -124,6 +124,8 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ("My " + "ab-" * 120 + ", x. ") * 30,
         "Looky here, Ab here, " * 4_000,
         ("I'll do my best to " * 20 + "go. ") * 30,
+        ("I went to a b, and they " * 16 + "x. ") * 30,
+        ("I had a b - it was; " * 20 + "x. ") * 30,
     ],
     ids=[
         "spaces",
@@ -157,6 +159,8 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "answer-list",
         "own-name",
         "resolve",
+        "first-clause",
+        "first-clause-breaks",
     ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:

@@ -84,3 +84,28 @@ def test_a_speaker_naming_themselves_is_still_read(
 )
 def test_moods_resolve_and_fragments_give_no_told_fact(text: str) -> None:
     assert facts(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A sentence declined only for a pronoun in its later clause is read up to that clause.
+        (
+            "I'm lucky to have my husband and kids; they keep me going.",
+            ["Is lucky to have Nate's husband and kids."],
+        ),
+        (
+            "I've always liked horses since I was a boy - they are so calm.",
+            ["Has always liked horses since Nate was a boy."],
+        ),
+        (
+            "Last week I retrained as a welder with good results, and I feel drawn to it.",
+            ["Retrained as a welder with good results last week (week of 2023-05-01)."],
+        ),
+        # ... but not when the first clause points at the talk too, or the whole is hedged.
+        ("They took me to the lake; they love it there.", []),
+        ("I'm moving to a new town - maybe next year, if they hire me.", []),
+    ],
+)
+def test_a_first_clause_that_stands_alone(text: str, expected: list[str]) -> None:
+    assert facts(text) == expected

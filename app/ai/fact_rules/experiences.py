@@ -341,9 +341,28 @@ def _affecting(text: str, m: re.Match[str], speaker: str, at: datetime) -> Draft
     )
 
 
+# Where a first clause ends that stands without what follows: "I'm lucky to have my husband and
+# kids; they keep me motivated", "I joined a choir last week - they meet on Fridays".
+_FIRST_CLAUSE_END = re.compile(r";|\s[-\u2013\u2014]+\s|,\s(?:and|but|so|which)\s")
+
+
 def experience(text: str, speaker: str, at: datetime) -> Draft | None:
     """The experience a named speaker's sentence `text` (a statement, already judged one) tells,
-    or None."""
+    or None. A sentence declined only for a pronoun in a later clause ("...; they keep me
+    motivated": who "they" are is the talk's) is read up to that clause."""
+    told = _experience(text, speaker, at)
+    if told is not None:
+        return told
+    end = _FIRST_CLAUSE_END.search(text)
+    if end is None or not (_SOMEONE.search(text, end.start()) or _POINTING.search(text, end.start())):
+        return None
+    head = text[: end.start()]
+    if _SOMEONE.search(head) or _POINTING.search(_THAT_CONJUNCTION.sub("", head)):
+        return None
+    return _experience(head, speaker, at)
+
+
+def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
     if _SECOND_PERSON.search(text):
         return None
     affected = _AFFECTS_ME.match(text) or _DOING_MINE.match(text)
