@@ -21,6 +21,8 @@ speaker_a's) is scored:
 - **precision** on a hand-checked sample: `--show N` prints N facts (seeded sample) with the turns
   they came from; the verdicts are kept in `bench/derived/judgements.json` keyed by a hash of
   (conversation, speaker, fact text), so the file holds no dataset text. Facts with a verdict count.
+  A sample judged as a whole keeps its own list in the same format (`sample-session9.json`: the 50
+  of `--split held-out --show 50 --seed 9` at the commit that added it).
 
 Nothing of the data set is written to the repository; `--json` writes figures only.
 """
