@@ -33,7 +33,8 @@ from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
 from app.jobs.due import SummaryPolicy
 from app.jobs.retry import RetryPolicy
-from app.jobs.runner import SharedModel, StepRunner, describe
+from app.jobs.runner import StepRunner, describe
+from app.jobs.shared_model import SharedModel
 from app.jobs.step import Step
 from app.jobs.wake import listen
 from app.messages.tasks import sweep_idempotency_keys
@@ -87,7 +88,8 @@ class Worker:
             tracing=self.tracing,
             span_attributes=step_attributes(settings, model=embedder.name, dim=embedder.dim),
         )
-        model = SharedModel(embedder)  # every step's model calls take turns on the one model
+        # Every step's model calls take turns on the one model; new messages' go first.
+        model = SharedModel(embedder)
         # CPU-heavy text rules run in child processes, each call within the item's budget.
         self.cpu = CpuPool(
             processes=settings.worker_cpu_processes,
@@ -101,7 +103,7 @@ class Worker:
         # In priority order: each lane iteration runs the first step that has work. Embeddings come
         # first and are the only step of the other lanes; the rest yield to them.
         self.steps: list[Step[Any, Any]] = [
-            EmbedMessages(embedder=model, batch_size=batch),
+            EmbedMessages(embedder=model.urgent, batch_size=batch),
             Summarize(
                 summarizer=self.summarizer,
                 embedder=model,

@@ -3,22 +3,22 @@ failures isolated and retried, metrics counted.
 
 Claim, model call and store happen in one transaction holding the items' row locks: two workers
 never take the same item, and a worker that dies mid-step rolls back, so the items are claimed
-again and done exactly once. Lanes running side by side share the `SharedModel` lock, so the next
-claim overlaps the model call of the one before but the model never runs two calls at once.
+again and done exactly once. Lanes running side by side share the model by turns
+(app/jobs/shared_model.py), so the next claim overlaps the model call of the one before but the
+model never runs two calls at once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TypeVar
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.ai.embedder import Embedder, EmbedderUnavailable, Vectors
+from app.ai.embedder import EmbedderUnavailable
 from app.ai.fact_extractor import ExtractorUnavailable
 from app.ai.summarizer import SummarizerUnavailable
 from app.jobs.cpu import CpuUnavailable
@@ -38,25 +38,6 @@ OUTAGES: tuple[type[Exception], ...] = (
     CpuUnavailable,
 )
 ERROR_CHARS = 2000
-
-
-class SharedModel:
-    """The worker's embedder behind one lock: steps call it as any `Embedder`."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
-        self._lock = asyncio.Lock()
-        self.name, self.dim = embedder.name, embedder.dim
-
-    async def start(self) -> None:
-        await self._embedder.start()
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        async with self._lock:
-            return await self._embedder.embed(texts)
-
-    async def aclose(self) -> None:
-        """The embedder belongs to the caller, who closes it."""
 
 
 def describe(exc: BaseException) -> str:
