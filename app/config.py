@@ -160,6 +160,12 @@ class Settings(BaseSettings):
         True, description="Run the worker inside `engram serve` (off when `engram worker` runs)."
     )
     worker_batch_size: int = Field(128, ge=1, le=4096, description="Items claimed per model call.")
+    index_sentences: bool = Field(
+        True,
+        description="The worker also embeds each sentence of a message of several (about twice the "
+        "model work for chatty text), for ENGRAM_SEARCH_SENTENCE_WEIGHT. Off: messages embedded from "
+        "then on have none and rank by their whole vector.",
+    )
     worker_poll_seconds: float = Field(
         0.25, gt=0, le=60, description="Idle poll interval (a Redis wake-up comes sooner)."
     )
@@ -382,6 +388,20 @@ class Settings(BaseSettings):
     )
     search_context_candidates: int = Field(
         40, ge=0, le=1000, description="Hybrid: best candidates whose neighbouring turns are read as context."
+    )
+    search_sentence_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Hybrid: share of a best candidate's cosine taken from its best sentence (the "
+        "sentence vectors ENGRAM_INDEX_SENTENCES stores) where that beats the whole message's: a long "
+        "turn is found by its one relevant sentence. 0: off.",
+    )
+    search_sentence_candidates: int = Field(
+        60,
+        ge=0,
+        le=1000,
+        description="Hybrid: best candidates (by their own relevance) whose sentence vectors are read.",
     )
     search_max_scan_tuples: int = Field(
         100_000, ge=1000, description="Most index tuples an approximate search may visit."

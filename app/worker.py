@@ -103,7 +103,7 @@ class Worker:
         # In priority order: each lane iteration runs the first step that has work. Embeddings come
         # first and are the only step of the other lanes; the rest yield to them.
         self.steps: list[Step[Any, Any]] = [
-            EmbedMessages(embedder=model.urgent, batch_size=batch),
+            EmbedMessages(embedder=model.urgent, batch_size=batch, sentences=settings.index_sentences),
             Summarize(
                 summarizer=self.summarizer,
                 embedder=model,

@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.config import Settings
-from app.search import ranking, service, when
+from app.search import ranking, sentences, service, when
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,7 +100,7 @@ async def _dump(args: argparse.Namespace) -> None:
             for uid in sorted({q["user_id"] for q in questions}):
                 res = await conn.execute(
                     text(
-                        f"SELECT {ROW_COLS}, CAST(embedding AS text) AS vec, "
+                        f"SELECT {ROW_COLS}, CAST(embedding AS text) AS vec, sentence_vecs, "
                         "tsvector_to_array(content_tsv) AS lex FROM messages "
                         "WHERE user_id = :u AND embedding IS NOT NULL ORDER BY session_id, seq"
                     ),
@@ -266,6 +266,10 @@ def candidates(
     kw_rows = [u.rows[i] | {"keyword": float(kw[i]), "semantic": float(cos[i])} for i in kw_order]
     cands, _, _ = ranking.merge(sem_rows, kw_rows)
     w = dataclasses.replace(service.weights(s), **EXTRA)
+    if s.search_sentence_weight > 0:  # as sentences.rescore, from the dumped sentence vectors
+        top = sentences.chosen(cands, w, s.search_sentence_candidates)
+        packed = {c.row["message_id"]: c.row["sentence_vecs"] for c in top if c.row.get("sentence_vecs")}
+        sentences.apply(top, packed, q.vec, s.search_sentence_weight)
     best = sorted(cands.values(), key=lambda c: ranking.relevance(c, w), reverse=True)
     sids, seqs = ranking.context_window(best[: s.search_context_candidates])
     neighbours = []

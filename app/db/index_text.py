@@ -16,6 +16,8 @@ that the worker embeds them again (as migrations/versions/*_search_text.py does)
 
 from __future__ import annotations
 
+from app.ai.summarize.sentences import split_sentences
+
 # An encrypted content (app/crypto) gives the keyword index nothing of its own: the words of a
 # ciphertext are noise. What the index holds instead is the writer's choice, made in Python where
 # the plain text is known (ENGRAM_ENCRYPTION_KEYWORD_INDEX, docs/encryption.md): the ordinary column
@@ -56,3 +58,30 @@ def message_text(*, name: str | None, content: str) -> str:
     """What the worker embeds for a message (its content is stored and returned unchanged)."""
     who = (name or "").strip()
     return f"{who}: {content}" if who else content
+
+
+# A piece shorter than this many words ("Hey Mel!", "Wow.") is no sentence of its own for the
+# sentence vectors: it joins the next one (or the last, at the end), so a greeting cannot match a
+# query by itself.
+SENTENCE_MIN_WORDS = 3
+
+
+def message_sentences(*, name: str | None, content: str) -> list[str]:
+    """What the worker embeds for each sentence of a message of several sentences (`"<name>:
+    <sentence>"`, as message_text), none for a message of one: a long turn is then found by its one
+    relevant sentence, which mean pooling over the whole turn dilutes (search reads the best of
+    them for its best candidates: app/search/sentences.py)."""
+    pieces: list[str] = []
+    carry = ""
+    for part in split_sentences(content):
+        part = f"{carry} {part}" if carry else part
+        if len(part.split()) < SENTENCE_MIN_WORDS:
+            carry = part
+            continue
+        pieces.append(part)
+        carry = ""
+    if carry and pieces:
+        pieces[-1] = f"{pieces[-1]} {carry}"
+    if len(pieces) < 2:
+        return []
+    return [message_text(name=name, content=p) for p in pieces]

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Identity,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Text,
     text,
@@ -205,6 +206,9 @@ class Message(SQLModel, table=True):
     updated_at: datetime = _ts()
     # Dimension is fixed per install by the migration (ENGRAM_EMBEDDING_DIM).
     embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
+    # One vector per sentence of a message of several (float16, app/db/vectors.pack_vectors),
+    # written by the worker with `embedding`; hybrid search reads them for its best candidates.
+    sentence_vecs: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     # Derived-work state lives in the message row itself, so an append records its pending
     # embedding in the same transaction at no extra write; the worker claims with SKIP LOCKED.
     embed_status: str = Field(

@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.crypto import fields
 from app.crypto.envelope import UNREADABLE, DecryptError
-from app.db.index_text import message_text
-from app.db.vectors import Vec, as_db_vector
+from app.db.index_text import message_sentences, message_text
+from app.db.vectors import Vec, as_db_vector, pack_vectors
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
 from app.jobs.retry import RetryPolicy, next_try
 from app.webhooks import outbox
@@ -82,9 +82,9 @@ _CLAIM_REST = text(
     "ORDER BY embed_after LIMIT :n FOR UPDATE SKIP LOCKED"
 )
 _STORE = text(
-    "UPDATE messages m SET embedding = v.e, embed_status = 'done', "
+    "UPDATE messages m SET embedding = v.e, sentence_vecs = v.s, embed_status = 'done', "
     "embed_attempts = m.embed_attempts + 1, embed_error = NULL, embedded_at = clock_timestamp() "
-    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS vector[])) AS v(id, e) "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS vector[]), CAST(:sents AS bytea[])) AS v(id, e, s) "
     "WHERE m.message_id = v.id"
 )
 _FAIL = text(
@@ -110,14 +110,22 @@ class Pending:
     message_id: uuid.UUID
     content: str
     trace_parent: str | None = None  # the append's trace (tracing on): the step joins it
+    sentences: tuple[str, ...] = ()  # each sentence's text, for a message of several
+
+
+@dataclass(frozen=True)
+class Embedded:
+    vector: Vec
+    sentences: bytes | None  # pack_vectors of the sentences' vectors; None for one sentence
 
 
 class EmbedMessages:
     kind = KIND
 
-    def __init__(self, *, embedder: Embedder, batch_size: int) -> None:
+    def __init__(self, *, embedder: Embedder, batch_size: int, sentences: bool = True) -> None:
         self.embedder = embedder
         self.limit = batch_size
+        self.sentences = sentences  # ENGRAM_INDEX_SENTENCES
         self.rotation = Rotation()
 
     async def claim(self, conn: AsyncConnection) -> list[Pending]:
@@ -165,16 +173,34 @@ class EmbedMessages:
             except DecryptError:  # failed at once: it must not hold up the batch, nor every batch after
                 unreadable.append(r.message_id)
                 continue
-            pending.append(Pending(r.message_id, message_text(name=r.name, content=content), r.trace_parent))
+            sentences = tuple(message_sentences(name=r.name, content=content)) if self.sentences else ()
+            pending.append(
+                Pending(r.message_id, message_text(name=r.name, content=content), r.trace_parent, sentences)
+            )
         if unreadable:
             await conn.execute(_UNREADABLE, {"ids": unreadable, "err": UNREADABLE})
         return pending
 
-    async def call(self, items: Sequence[Pending]) -> list[Vec]:
-        return [as_db_vector(v) for v in await self.embedder.embed([i.content for i in items])]
+    async def call(self, items: Sequence[Pending]) -> list[Embedded]:
+        """The messages' texts and their sentences' in one model call."""
+        texts = [i.content for i in items] + [s for i in items for s in i.sentences]
+        vecs = await self.embedder.embed(texts)
+        out, at = [], len(items)
+        for n, item in enumerate(items):
+            k = len(item.sentences)
+            out.append(Embedded(as_db_vector(vecs[n]), pack_vectors(vecs[at : at + k]) if k else None))
+            at += k
+        return out
 
-    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, Vec]]) -> None:
-        await conn.execute(_STORE, {"ids": [i.message_id for i, _ in done], "vecs": [v for _, v in done]})
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, Embedded]]) -> None:
+        await conn.execute(
+            _STORE,
+            {
+                "ids": [i.message_id for i, _ in done],
+                "vecs": [e.vector for _, e in done],
+                "sents": [e.sentences for _, e in done],
+            },
+        )
 
     async def fail(
         self, conn: AsyncConnection, failed: Sequence[Pending], error: str, retry: RetryPolicy

@@ -363,6 +363,7 @@ async def patch_message(
                     f"updated_at = now(), plain_tsv = {plain_tsv_sql('kw')}, "
                     # A new text invalidates its embedding; the worker derives it again.
                     "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END, "
+                    "sentence_vecs = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE sentence_vecs END, "
                     "embed_status = CASE WHEN CAST(:changed AS boolean) THEN 'pending' "
                     "  ELSE embed_status END, "
                     "embed_attempts = CASE WHEN CAST(:changed AS boolean) THEN 0 ELSE embed_attempts END, "

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.ai.embedder import Embedder
 from app.config import Settings
 from app.db.vectors import as_db_vector, from_db_vector
-from app.search import facts, ranking, summaries, when
+from app.search import facts, ranking, sentences, summaries, when
 from app.search import sql as q
 from app.search.schemas import (
     IndexingState,
@@ -152,6 +152,15 @@ async def _messages(
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
         w = weights(settings)
+        await sentences.rescore(
+            conn,
+            scope.params["t"],
+            cands,
+            query_vec,
+            w,
+            weight=settings.search_sentence_weight,
+            best=settings.search_sentence_candidates,
+        )
         neighbours = await _neighbours(conn, scope, cands, query_vec, w, with_vectors, settings)
         bias = await _role_bias(conn, scope, [c.row for c in cands.values()] + neighbours)
         asked = when.period(req.query, datetime.now(UTC)) if w.time else None

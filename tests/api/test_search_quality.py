@@ -10,10 +10,13 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings
-from app.db.index_text import message_text
-from app.search import ranking, when
+from app.db.index_text import message_sentences, message_text
+from app.db.vectors import pack_vectors, unpack_vectors
+from app.search import ranking, sentences, when
 from app.search.service import weights
 from tests.support.db import until
 
@@ -47,6 +50,28 @@ def test_the_index_text_carries_the_speaker_and_the_content_unchanged() -> None:
     assert message_text(name="Ada", content="I moved to Lisbon.") == "Ada: I moved to Lisbon."
     assert message_text(name=None, content="I moved to Lisbon.") == "I moved to Lisbon."
     assert message_text(name="  ", content="x") == "x"
+
+
+def test_a_turn_of_several_sentences_is_also_indexed_sentence_by_sentence() -> None:
+    long = "Hey Mel! Good to see you. Last weekend I joined a mentorship program. It was amazing!"
+    assert message_sentences(name="Caroline", content=long) == [
+        "Caroline: Hey Mel! Good to see you.",  # a greeting of two words is no sentence of its own
+        "Caroline: Last weekend I joined a mentorship program.",
+        "Caroline: It was amazing!",
+    ]
+    assert message_sentences(name=None, content="Just one sentence here.") == []
+    assert message_sentences(name="Ada", content="Wow. Thanks a lot!") == []  # one piece after joining
+
+
+def test_sentence_vectors_round_trip_and_only_ever_lift_a_cosine() -> None:
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(3, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    back = unpack_vectors(pack_vectors(vecs), 384)
+    assert back.shape == (3, 384) and np.abs(back - vecs).max() < 1e-3  # float16
+    assert sentences.lift(0.3, 0.7, 0.5) == pytest.approx(0.5)
+    assert sentences.lift(0.6, 0.2, 0.5) == 0.6  # a worse sentence never lowers the message
+    assert sentences.lift(0.3, 0.7, 0.0) == 0.3
 
 
 def _loop_mmr(cands: list[ranking.Candidate], diversity: float, limit: int) -> list[ranking.Candidate]:
@@ -189,6 +214,46 @@ async def test_an_answer_ranks_above_the_question_that_asked_it(api: httpx.Async
     order = [h["content"] for h in hits]
     answer, question = order.index(ADA_ANSWER), order.index(ADA_QUESTION)
     assert answer < question, order
+
+
+# A long turn whose one relevant sentence its whole vector dilutes: by the whole message's cosine it
+# ranks below two of the short ones (0.34 against 0.41 and 0.40), by its best sentence above all.
+LONG_TURN = (
+    "Good morning! The trains were late again and the weather has been awful all week. Work was busy "
+    "and my boss keeps adding meetings to my calendar. My brother is visiting next month and we still "
+    "need to plan the trip to the coast. Oh, and I started learning the cello. We also painted the "
+    "kitchen a bright yellow over the weekend."
+)
+SHORT_TURNS = [
+    "I love listening to classical music in the evening.",
+    "My friend plays the violin in an orchestra.",
+    "Music was always a big part of my childhood.",
+    "I bought a new guitar amp.",
+]
+
+
+async def test_a_long_turn_is_found_by_its_one_relevant_sentence(
+    api: httpx.AsyncClient, db: AsyncEngine
+) -> None:
+    for i, content in enumerate([LONG_TURN, *SHORT_TURNS]):  # one session each: no neighbours
+        await _session(api, "sam", f"s-{i}", [{"role": "user", "name": "Sam", "content": content}])
+    hits = await _search(api, query="which instrument have I begun studying?", user_id="sam", limit=5)
+    assert hits[0]["content"] == LONG_TURN, [h["content"] for h in hits]
+    async with db.connect() as conn:
+        stored = dict(
+            (
+                await conn.execute(
+                    text(
+                        "SELECT content, sentence_vecs FROM messages "
+                        "WHERE user_id = 'sam' AND content = ANY(:c)"
+                    ),
+                    {"c": [LONG_TURN, *SHORT_TURNS]},
+                )
+            ).all()
+        )
+    # The content is stored as sent; five sentences of the long turn have vectors, the short none.
+    assert unpack_vectors(stored[LONG_TURN], 384).shape == (5, 384)
+    assert all(stored[t] is None for t in SHORT_TURNS)
 
 
 ADA_ANSWER = "We found a flat in Porto, right by the river."

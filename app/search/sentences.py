@@ -1,0 +1,85 @@
+"""Hybrid's second look at its best candidates: the cosine of their best sentence.
+
+A long turn ("Hey Mel! Good to see you. Last weekend I joined a mentorship program ...") is one
+mean-pooled vector in which its one relevant sentence is diluted by the others. The worker also
+embeds each sentence of a message of several (app/db/index_text.message_sentences, stored in
+`messages.sentence_vecs`); search reads them for its best `search_sentence_candidates` candidates
+only (one indexed read by primary key, a few hundred small vectors) and moves each one's cosine
+`search_sentence_weight` of the way to its best sentence's, where that is higher:
+
+    cosine = (1 - w) x whole + w x max(whole, best sentence)
+
+so a message is never worse for having sentences, and one without (a single sentence, or not
+re-embedded yet) keeps its cosine. Measured in docs/benchmarks.md (issue 11, round 4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.db.vectors import unpack_vectors
+from app.search import ranking
+from app.search import sql as q
+
+SENTENCE_VECS = text(
+    "SELECT message_id, sentence_vecs FROM messages "
+    "WHERE tenant_id = :t AND message_id = ANY(CAST(:ids AS uuid[])) AND sentence_vecs IS NOT NULL"
+)
+
+
+def best_sentence(vectors: npt.NDArray[np.float32], query: npt.NDArray[np.float32]) -> float:
+    """The highest cosine of a message's sentence vectors (unit length) to the query's."""
+    return float(np.max(vectors @ query))
+
+
+def lift(whole: float, sentence: float, weight: float) -> float:
+    """The cosine a candidate ranks by, given its whole message's and its best sentence's."""
+    return (1 - weight) * whole + weight * max(whole, sentence)
+
+
+def chosen(cands: dict[Any, ranking.Candidate], w: ranking.Weights, best: int) -> list[ranking.Candidate]:
+    """The `best` candidates by their own relevance that have a cosine (those whose sentences count)."""
+    top = ranking.by_relevance(list(cands.values()), w)[:best] if best > 0 else []
+    return [c for c in top if c.semantic is not None]
+
+
+def apply(
+    top: list[ranking.Candidate],
+    packed: dict[Any, bytes],
+    query_vec: npt.NDArray[np.float32],
+    weight: float,
+) -> None:
+    """Lift each of `top`'s cosine by its best sentence (`packed`: message id -> sentence_vecs)."""
+    query = np.asarray(query_vec, dtype=np.float32)
+    for c in top:
+        vecs = packed.get(c.row["message_id"])
+        if vecs is not None and c.semantic is not None:
+            c.semantic = lift(c.semantic, best_sentence(unpack_vectors(vecs, query.shape[0]), query), weight)
+
+
+async def rescore(
+    conn: AsyncConnection,
+    tenant_id: str,
+    cands: dict[Any, ranking.Candidate],
+    query_vec: npt.NDArray[np.float32],
+    w: ranking.Weights,
+    *,
+    weight: float,
+    best: int,
+) -> None:
+    """Lift the cosine of the `best` candidates (by their own relevance) by their best sentence:
+    one read of their sentence vectors."""
+    if weight <= 0:
+        return
+    top = chosen(cands, w, best)
+    if not top:
+        return
+    ids = [c.row["message_id"] for c in top]
+    found = await q.fetch(conn, SENTENCE_VECS, {"t": tenant_id, "ids": ids})
+    if found:
+        apply(top, {r["message_id"]: r["sentence_vecs"] for r in found}, query_vec, weight)
