@@ -151,6 +151,9 @@ class Settings(BaseSettings):
     openai_embedding_batch: int = Field(256, ge=1, le=2048, description="Texts per embeddings call.")
     openai_timeout_seconds: float = Field(30.0, gt=0, description="Timeout of one model call.")
     openai_max_attempts: int = Field(4, ge=1, le=20, description="Tries of a model call (backoff).")
+    openai_backoff_seconds: float = Field(
+        0.2, gt=0, le=60, description="First wait before a model call is tried again (doubles, up to 10 s)."
+    )
     openai_chat_model: str = Field(
         "gpt-4o-mini", description="Chat model at the OpenAI endpoint (summaries, facts)."
     )

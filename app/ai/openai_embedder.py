@@ -20,6 +20,10 @@ class OpenAIEmbedder:
         self._send_dimensions = settings.openai_send_dimensions
         self._batch = settings.openai_embedding_batch
         self._attempts = settings.openai_max_attempts
+        # Exponential backoff with jitter up to five first waits (default: 0.2 s doubling, jitter 1 s).
+        self._wait = wait_exponential_jitter(
+            initial=settings.openai_backoff_seconds, max=10, jitter=5 * settings.openai_backoff_seconds
+        )
         self.dim = settings.embedding_dim
         self.name = f"openai/{self._model}"
 
@@ -49,7 +53,7 @@ class OpenAIEmbedder:
         async for attempt in AsyncRetrying(
             retry=retry_if_exception_type(RETRYABLE),
             stop=stop_after_attempt(self._attempts),
-            wait=wait_exponential_jitter(initial=0.2, max=10),
+            wait=self._wait,
             reraise=True,
         ):
             with attempt:

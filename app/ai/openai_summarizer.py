@@ -48,6 +48,10 @@ class OpenAISummarizer:
         self._client = make_client(settings)
         self._model = settings.openai_chat_model
         self._attempts = settings.openai_max_attempts
+        # Exponential backoff with jitter up to five first waits (default: 0.2 s doubling, jitter 1 s).
+        self._wait = wait_exponential_jitter(
+            initial=settings.openai_backoff_seconds, max=10, jitter=5 * settings.openai_backoff_seconds
+        )
         self._tokenizer = tokenizer
         self.name = f"openai/{self._model}"
 
@@ -72,7 +76,7 @@ class OpenAISummarizer:
         async for attempt in AsyncRetrying(
             retry=retry_if_exception_type((*RETRYABLE, _Invalid)),
             stop=stop_after_attempt(self._attempts),
-            wait=wait_exponential_jitter(initial=0.2, max=10),
+            wait=self._wait,
             reraise=True,
         ):
             with attempt:

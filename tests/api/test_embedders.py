@@ -50,6 +50,7 @@ def _openai(base_url: str, **extra: object) -> OpenAIEmbedder:
         openai_api_key="sk-test",
         openai_embedding_batch=2,
         openai_max_attempts=3,
+        openai_backoff_seconds=0.01,  # the retries, not the production waits
         openai_timeout_seconds=2,
         **extra,  # type: ignore[arg-type]
     )

@@ -69,6 +69,7 @@ async def client(pg: EmbeddedPostgres, script: tuple[ChatScript, str]) -> AsyncI
         openai_base_url=script[1],
         openai_timeout_seconds=1.0,
         openai_max_attempts=2,
+        openai_backoff_seconds=0.01,  # the retries, not the production waits
         worker_max_attempts=2,
         worker_backoff_seconds=0.05,
         worker_poll_seconds=0.05,

@@ -142,6 +142,7 @@ def _extractor(url: str, **extra: object) -> OpenAIFactExtractor:
         "openai_chat_model": "stub-model",
         "openai_max_attempts": 3,
         "openai_timeout_seconds": 2,
+        "openai_backoff_seconds": 0.01,  # the retries, not the production waits
     }
     settings = Settings(**(values | extra))  # type: ignore[arg-type]
     extractor = make_fact_extractor(settings, embedder=LocalEmbedder(settings), tokenizer=TOK)

@@ -450,6 +450,7 @@ def _openai(url: str, **extra: object) -> OpenAISummarizer:
         "openai_chat_model": "stub-model",
         "openai_max_attempts": 3,
         "openai_timeout_seconds": 2,
+        "openai_backoff_seconds": 0.01,  # the retries, not the production waits
     }
     settings = Settings(**(values | extra))  # type: ignore[arg-type]
     summarizer = make_summarizer(settings, embedder=LocalEmbedder(settings), tokenizer=TOK)
