@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import openai
+from tenacity import wait_exponential_jitter
+from tenacity.wait import wait_base
 
 from app.config import Settings
 
@@ -23,3 +25,10 @@ def make_client(settings: Settings) -> openai.AsyncOpenAI:
         timeout=settings.openai_timeout_seconds,
         max_retries=0,  # callers own retries (tenacity), with jittered backoff
     )
+
+
+def retry_wait(settings: Settings) -> wait_base:
+    """The wait between tries of a model call: exponential with jitter, from
+    ENGRAM_OPENAI_BACKOFF_SECONDS (default 0.2 s doubling up to 10 s, jitter up to 1 s)."""
+    first = settings.openai_backoff_seconds
+    return wait_exponential_jitter(initial=first, max=10, jitter=5 * first)

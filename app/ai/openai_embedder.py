@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import openai
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from app.ai.embedder import EmbedderUnavailable, Vectors
-from app.ai.openai_client import RETRYABLE, make_client
+from app.ai.openai_client import RETRYABLE, make_client, retry_wait
 from app.config import Settings
 
 
@@ -20,10 +20,7 @@ class OpenAIEmbedder:
         self._send_dimensions = settings.openai_send_dimensions
         self._batch = settings.openai_embedding_batch
         self._attempts = settings.openai_max_attempts
-        # Exponential backoff with jitter up to five first waits (default: 0.2 s doubling, jitter 1 s).
-        self._wait = wait_exponential_jitter(
-            initial=settings.openai_backoff_seconds, max=10, jitter=5 * settings.openai_backoff_seconds
-        )
+        self._wait = retry_wait(settings)
         self.dim = settings.embedding_dim
         self.name = f"openai/{self._model}"
 

@@ -22,7 +22,7 @@ import structlog
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from openai.types.chat.completion_create_params import ResponseFormat
 from pydantic import BaseModel, ValidationError, field_validator
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from app.ai.chat_prompt import load_prompt, render_turns, strip_fences
 from app.ai.fact_extractor import (
@@ -33,7 +33,7 @@ from app.ai.fact_extractor import (
     TurnRef,
     speaker_of,
 )
-from app.ai.openai_client import RETRYABLE, make_client
+from app.ai.openai_client import RETRYABLE, make_client, retry_wait
 from app.ai.tokenizer import Tokenizer
 from app.config import Settings
 
@@ -286,10 +286,7 @@ class OpenAIFactExtractor:
         self._client = make_client(settings)
         self._model = settings.openai_chat_model
         self._attempts = settings.openai_max_attempts
-        # Exponential backoff with jitter up to five first waits (default: 0.2 s doubling, jitter 1 s).
-        self._wait = wait_exponential_jitter(
-            initial=settings.openai_backoff_seconds, max=10, jitter=5 * settings.openai_backoff_seconds
-        )
+        self._wait = retry_wait(settings)
         self._tokenizer = tokenizer
         self._response_format = SCHEMA_FORMAT  # until the server refuses it
         self.name = f"openai/{self._model}"

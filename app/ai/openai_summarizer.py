@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, StringConstraints, ValidationError
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from app.ai.chat_prompt import load_prompt, render_turns, strip_fences
-from app.ai.openai_client import RETRYABLE, make_client
+from app.ai.openai_client import RETRYABLE, make_client, retry_wait
 from app.ai.summarize.sentences import truncate_to_tokens
 from app.ai.summarizer import SummarizerOutputInvalid, SummarizerUnavailable, Turn
 from app.ai.tokenizer import Tokenizer
@@ -48,10 +48,7 @@ class OpenAISummarizer:
         self._client = make_client(settings)
         self._model = settings.openai_chat_model
         self._attempts = settings.openai_max_attempts
-        # Exponential backoff with jitter up to five first waits (default: 0.2 s doubling, jitter 1 s).
-        self._wait = wait_exponential_jitter(
-            initial=settings.openai_backoff_seconds, max=10, jitter=5 * settings.openai_backoff_seconds
-        )
+        self._wait = retry_wait(settings)
         self._tokenizer = tokenizer
         self.name = f"openai/{self._model}"
 
