@@ -1,5 +1,7 @@
 """What each piece of a kept trace costs, in one process (CPU per call or span, min and median of
-interleaved segments): FastAPI's telemetry wrapper and server span in line, a Redis `EVALSHA` and
+interleaved segments): a request through Engram's tracing (FastAPI's telemetry wrapper, the server
+span and Engram's edge sampling and suppression, behind five pass-through middlewares as in the
+app) with tracing off, every trace dropped and every trace kept, a Redis `EVALSHA` and
 a 4-command pipeline with and without the Redis instrumentation (against the local Redis), a span
 through the `BatchSpanProcessor`, and the OTLP protobuf encoding of each kind of span (what the
 export thread does on the API's interpreter lock). bench/otel.py measures the whole request.
@@ -23,11 +25,14 @@ from opentelemetry.instrumentation.redis import RedisInstrumentor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased
 from opentelemetry.trace import SpanKind
 from starlette.responses import Response
-from starlette.types import Message
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.telemetry.otel import _Resource
+from app.config import Settings
+from app.telemetry.otel import OtelTracing, _Resource
+from app.telemetry.tracing import NoTracing, Tracing
 from bench.wrk_rounds import REDIS
 
 
@@ -51,26 +56,27 @@ def provider(processor: SpanProcessor | None) -> TracerProvider:
     return made
 
 
-def app(traced: TracerProvider | None) -> FastAPI:
-    """An append-shaped route answering at once, with Engram's telemetry settings, or none."""
-    made = FastAPI(
-        telemetry={"tracing": False, "metrics": False, "logs": False, "auto_configure": False}
-        if traced is None
-        else {
-            "tracer_provider": traced,
-            "tracing": True,
-            "metrics": False,
-            "logs": False,
-            "operation_spans": False,
-            "auto_configure": False,
-            "exclude": None,
-        }
-    )
+class PassThrough:
+    """One of Engram's own middlewares, as far as the telemetry wrapper is concerned."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+def app(tracing: Tracing) -> FastAPI:
+    """An append-shaped route answering at once, with Engram's telemetry settings and middleware."""
+    made = FastAPI(telemetry=tracing.fastapi_telemetry())
 
     @made.post("/v1/sessions/{session_id}/messages")
     async def append(session_id: str) -> Response:
         return Response(b"{}", status_code=201)
 
+    for _ in range(5):
+        made.add_middleware(PassThrough)
+    tracing.instrument_app(made)
     return made
 
 
@@ -117,7 +123,14 @@ async def main(segments: int) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     kept = Kept()
     traced = provider(kept)
-    apps = {"request, tracing off": app(None), "request, tracing on": app(traced)}
+    settings = Settings(database_url="postgresql://bench/unused", otel="on")
+    dropped = OtelTracing(settings, None, ParentBased(ALWAYS_OFF))
+    on = OtelTracing(settings, kept, ParentBased(ALWAYS_ON))
+    apps = {
+        "request, tracing off": app(NoTracing()),
+        "request, every trace dropped": app(dropped),
+        "request, every trace kept": app(on),
+    }
     plain, instrumented = aredis.from_url(REDIS), aredis.from_url(REDIS)
     RedisInstrumentor.instrument_client(instrumented, tracer_provider=traced)
     scripts = {c: c.register_script("return 1") for c in (plain, instrumented)}
@@ -179,6 +192,8 @@ async def main(segments: int) -> dict[str, list[float]]:
             out.setdefault(name, []).append((time.process_time() - started) / 5000 * 1e6)
         tracer_provider.shutdown()
     traced.shutdown()
+    dropped.shutdown()
+    on.shutdown()
     return out
 
 

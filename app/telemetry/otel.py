@@ -11,6 +11,10 @@ What a request costs is what decided the shape (bench/otel.py, docs/observabilit
   The instrumentor found each request's route by matching it against every route of the app,
   wrapped the stack in three more middlewares and traced every background task; FastAPI names the
   span when its router picks the route and adds nothing else with `operation_spans` off.
+- A request without a propagated trace context (no `traceparent`) is head-sampled before FastAPI
+  starts a span (its `exclude` hook, `_Edge`): one sampled out makes no span at all and runs as an
+  excluded request, one kept gets its span with the same decision (`_Decided`), so the ratio is not
+  applied twice. A request with a `traceparent` is FastAPI's as before (its parent's flag decides).
 - A request or worker step whose span is not recording (sampled out, or excluded) runs with the
   instrumentation suppressed: its SQL and Redis calls return at the instrumentations' first check
   instead of building attributes and non-recording spans that nobody keeps.
@@ -19,13 +23,15 @@ What a request costs is what decided the shape (bench/otel.py, docs/observabilit
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import re
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry import context as otel_context
-from opentelemetry import trace
+from opentelemetry import propagate, trace
+from opentelemetry.context import _SUPPRESS_INSTRUMENTATION_KEY
 from opentelemetry.instrumentation.redis import RedisInstrumentor
 from opentelemetry.instrumentation.sqlalchemy.engine import EngineTracer
 from opentelemetry.instrumentation.sqlalchemy.version import __version__ as sqlalchemy_instrumentation_version
@@ -39,9 +45,12 @@ from opentelemetry.sdk.trace.export import (
     SimpleSpanProcessor,
     SpanExporter,
 )
-from opentelemetry.sdk.trace.sampling import Sampler
-from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
+from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult, _get_from_env_or_default
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes as OtelAttributes
 from sqlalchemy import event
 
 from app import __version__
@@ -73,14 +82,88 @@ def _exporter() -> SpanExporter | None:
     return OTLPSpanExporter()
 
 
-def _excluded(patterns: str) -> Callable[[MutableMapping[str, Any]], bool]:
-    """FastAPI's `exclude`: a request whose path any of the comma-separated patterns matches (a
-    regular-expression search, as OTEL_PYTHON_FASTAPI_EXCLUDED_URLS reads them) is not traced."""
+def _excluded(patterns: str) -> Callable[[str], bool]:
+    """Whether a request path is never traced: any of the comma-separated patterns matches it (a
+    regular-expression search, as OTEL_PYTHON_FASTAPI_EXCLUDED_URLS reads them)."""
     names = [p.strip() for p in patterns.split(",") if p.strip()]
     if not names:
-        return lambda scope: False
+        return lambda path: False
     found = re.compile("|".join(names)).search
-    return lambda scope: found(scope["path"]) is not None
+    return lambda path: found(path) is not None
+
+
+# The scope key under which `_Edge` leaves the trace id of a request it sampled out.
+_SAMPLED_OUT = "engram.trace_sampled_out"
+_ROOT = otel_context.Context()  # no parent: what the sampler sees for a trace that starts here
+
+
+class _Decided(Sampler):
+    """The provider's sampler: the configured one (OTEL_TRACES_SAMPLER), except for the server span
+    of a request `_Edge` already sampled, which gets the edge's own result. Asking the configured
+    sampler again would apply a ratio twice (0.1 x 0.1) to a new trace id."""
+
+    def __init__(self, configured: Sampler) -> None:
+        self.configured = configured
+        # Set by `_Edge` and taken by the next span's sampling in the same task: FastAPI starts the
+        # server span right after its `exclude` hook, with no await in between.
+        self.decided: contextvars.ContextVar[SamplingResult | None] = contextvars.ContextVar(
+            "engram_edge_sampling", default=None
+        )
+
+    def should_sample(
+        self,
+        parent_context: otel_context.Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: OtelAttributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        decided = self.decided.get()
+        if decided is not None and kind is SpanKind.SERVER:
+            self.decided.set(None)
+            return decided
+        return self.configured.should_sample(
+            parent_context, trace_id, name, kind, attributes, links, trace_state
+        )
+
+    def get_description(self) -> str:
+        return self.configured.get_description()
+
+
+class _Edge:
+    """FastAPI's `exclude` hook: whether FastAPI starts no span for a request.
+
+    An excluded path (ENGRAM_OTEL_EXCLUDED_URLS) never has one. A request that carries no trace
+    context (none of the propagator's headers) starts a trace here, so it is head-sampled here,
+    before FastAPI's wrapper does any of its work: sampled out, it is excluded too, its trace id
+    left in the scope for `_QuietUnlessRecorded`; kept, the server span gets this decision
+    (`_Decided`). A request with a trace context is left to FastAPI and the configured sampler
+    (parent-based by default: the caller's flag decides)."""
+
+    def __init__(self, patterns: str, sampler: _Decided, ids: IdGenerator) -> None:
+        self._excluded = _excluded(patterns)
+        self._sampler = sampler
+        self._ids = ids
+        self._fields = frozenset(f.lower().encode("latin-1") for f in propagate.get_global_textmap().fields)
+
+    def __call__(self, scope: MutableMapping[str, Any]) -> bool:
+        if self._excluded(scope["path"]):
+            return True
+        fields = self._fields
+        for name, _ in scope["headers"]:
+            if name in fields:
+                return False
+        trace_id = self._ids.generate_trace_id()
+        result = self._sampler.configured.should_sample(
+            _ROOT, trace_id, scope.get("method", "WS"), SpanKind.SERVER
+        )
+        if result.decision is Decision.DROP:
+            scope[_SAMPLED_OUT] = trace_id
+            return True
+        self._sampler.decided.set(result)
+        return False
 
 
 class _QuietUnlessRecorded:
@@ -88,18 +171,40 @@ class _QuietUnlessRecorded:
     for an excluded path), the SQL and Redis instrumentation is suppressed for the whole request.
     Their wrappers then return at their first check; otherwise each statement and command would
     still format its attributes and start a span only to drop it, a fixed cost on every request
-    that sampling was meant to save."""
+    that sampling was meant to save.
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    A request `_Edge` sampled out also gets, as its current span, a non-recording one of the trace
+    id it was judged by: what a sampled-out server span was, so anything started inside (the MCP
+    SDK's spans) is dropped with it and the `traceparent` stored with its derived work says "not
+    sampled" (the worker's steps are dropped too, not sampled anew).
+
+    The next app is `_app`, not `app`: FastAPI walks the middleware stack by `.app` on every request
+    to find opentelemetry-instrumentation-asgi's middleware (`_legacy_otel`), which Engram never
+    adds; the walk stops here instead of going through every middleware."""
+
+    def __init__(self, app: ASGIApp, ids: IdGenerator) -> None:
+        self._app = app
+        self._ids = ids
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Not the lifespan's scope: the worker it starts would inherit the suppression.
-        if scope["type"] not in ("http", "websocket") or trace.get_current_span().is_recording():
-            await self.app(scope, receive, send)
+        if scope["type"] not in ("http", "websocket"):
+            await self._app(scope, receive, send)
             return
-        with suppress_instrumentation():
-            await self.app(scope, receive, send)
+        sampled_out: int | None = scope.get(_SAMPLED_OUT)
+        if sampled_out is None and trace.get_current_span().is_recording():
+            await self._app(scope, receive, send)
+            return
+        # What `suppress_instrumentation()` attaches, without its two generator-based managers.
+        quiet = otel_context.set_value(_SUPPRESS_INSTRUMENTATION_KEY, True)
+        if sampled_out is not None:
+            span = SpanContext(sampled_out, self._ids.generate_span_id(), is_remote=False)
+            quiet = trace.set_span_in_context(NonRecordingSpan(span), quiet)
+        token = otel_context.attach(quiet)
+        try:
+            await self._app(scope, receive, send)
+        finally:
+            otel_context.detach(token)
 
 
 class _Resource(Resource):
@@ -134,9 +239,13 @@ class OtelTracing:
     ) -> None:
         self.settings = settings
         service = os.environ.get("OTEL_SERVICE_NAME") or "engram"
-        # Without `sampler`, OTEL_TRACES_SAMPLER's (default: parent-based, always on).
+        # Without `sampler`, OTEL_TRACES_SAMPLER's (default: parent-based, always on), read as the
+        # SDK's TracerProvider reads it.
+        self.sampler = _Decided(sampler if sampler is not None else _get_from_env_or_default())
+        self.ids = RandomIdGenerator()
         self.provider = TracerProvider(
-            sampler=sampler,
+            sampler=self.sampler,
+            id_generator=self.ids,
             resource=_Resource(Resource.create({SERVICE_NAME: service, SERVICE_VERSION: __version__})),
         )
         if processor is not None:
@@ -172,11 +281,11 @@ class OtelTracing:
             # or background task.
             "operation_spans": False,
             "auto_configure": False,  # the exporter is Engram's (OTEL_TRACES_EXPORTER above)
-            "exclude": _excluded(self.settings.otel_excluded_urls),
+            "exclude": _Edge(self.settings.otel_excluded_urls, self.sampler, self.ids),
         }
 
     def instrument_app(self, app: FastAPI) -> None:
-        app.add_middleware(_QuietUnlessRecorded)
+        app.add_middleware(_QuietUnlessRecorded, ids=self.ids)
 
     def instrument_engine(self, engine: AsyncEngine) -> None:
         # Per engine and per provider (the instrumentor's `instrument(engine=)` is once per process

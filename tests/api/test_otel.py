@@ -14,9 +14,16 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from opentelemetry.context import Context
-from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.sdk.trace.sampling import ALWAYS_ON, ParentBased, Sampler, SamplingResult
+from opentelemetry.sdk.trace.sampling import (
+    ALWAYS_OFF,
+    ALWAYS_ON,
+    Decision,
+    ParentBased,
+    Sampler,
+    SamplingResult,
+)
 from opentelemetry.trace import Link, SpanKind
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
@@ -33,12 +40,14 @@ CLIENT_PARENT = f"00-{TRACE_ID}-00f067aa0ba902b7-01"
 
 
 class Asked(Sampler):
-    """The default sampler (parent-based, always on) that notes each span it is asked about: a
-    span the instrumentation never starts is never asked about."""
+    """The default sampler (parent-based, always on; a test may swap `inner`) that notes each span
+    it is asked about: a span the instrumentation never starts is never asked about."""
 
     def __init__(self) -> None:
-        self.inner = ParentBased(ALWAYS_ON)
+        self.inner: Sampler = ParentBased(ALWAYS_ON)
         self.asked: list[tuple[int, str, SpanKind | None]] = []
+        # (tracer, span) of every span started, recording or not (`note_starts`).
+        self.started: list[tuple[str, str]] = []
 
     def should_sample(
         self,
@@ -57,6 +66,49 @@ class Asked(Sampler):
         return "Asked"
 
 
+class EveryOther(Sampler):
+    """Keeps the first root it is asked about, drops the next, and so on: a ratio of one half that
+    shows how often it was applied."""
+
+    def __init__(self) -> None:
+        self.keep = False
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        self.keep = not self.keep
+        return SamplingResult(Decision.RECORD_AND_SAMPLE if self.keep else Decision.DROP)
+
+    def get_description(self) -> str:
+        return "EveryOther"
+
+
+def note_starts(provider: TracerProvider, started: list[tuple[str, str]]) -> None:
+    """Every span the provider's tracers start goes into `started`, recording or not (a span
+    processor sees only the recording ones)."""
+    get_tracer = provider.get_tracer
+
+    def noting(name: str, *args: object, **kwargs: object) -> object:
+        tracer = get_tracer(name, *args, **kwargs)  # type: ignore[arg-type]
+        start_span = tracer.start_span
+
+        def start(*a: object, **k: object) -> object:
+            started.append((name, str(a[0] if a else k["name"])))
+            return start_span(*a, **k)  # type: ignore[arg-type]
+
+        tracer.start_span = start  # type: ignore[method-assign,assignment]
+        return tracer
+
+    provider.get_tracer = noting  # type: ignore[method-assign,assignment]
+
+
 Traced = tuple[FastAPI, InMemorySpanExporter, str, Asked]
 
 
@@ -67,7 +119,9 @@ async def traced(pg: EmbeddedPostgres) -> AsyncIterator[Traced]:
     settings = make_settings(url, auth="off", otel="on", summary_trigger_messages=2, summary_keep_recent=0)
     exporter = InMemorySpanExporter()
     sampler = Asked()
-    app = create_app(settings, tracing=OtelTracing.for_tests(settings, exporter, sampler))
+    tracing = OtelTracing.for_tests(settings, exporter, sampler)
+    note_starts(tracing.provider, sampler.started)
+    app = create_app(settings, tracing=tracing)
     async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app, exporter, url, sampler  # type: ignore[misc]
 
@@ -183,6 +237,70 @@ async def test_a_trace_sampled_out_starts_no_sql_or_redis_span(traced: Traced) -
     assert ("worker embed", SpanKind.CONSUMER) in asked
     assert [a for a in asked if a[1] is SpanKind.CLIENT] == []
     assert in_trace(exporter, trace_id) == []
+
+
+async def test_a_request_without_trace_context_is_sampled_once_before_any_span(traced: Traced) -> None:
+    """A request that starts a trace is head-sampled before FastAPI's wrapper: sampled out, no
+    span is started for it at all (not even a non-recording one), its Redis commands and the SQL
+    of the work it causes start none either, and the trace context stored with that work says
+    "not sampled", so the worker's step is dropped with it instead of being sampled anew."""
+    app, exporter, url, sampler = traced
+    async with client_for(app) as api:
+        r = await api.post("/v1/sessions", json={"session_id": "edge", "user_id": "di"})
+        assert r.status_code == 201, r.text
+    sampler.inner = ParentBased(ALWAYS_OFF)  # every trace that starts here is dropped
+    sampler.asked.clear()
+    sampler.started.clear()
+    try:
+        async with client_for(app) as api:
+            r = await api.post(
+                "/v1/sessions/edge/messages", json={"messages": [{"role": "user", "content": "I fly kites."}]}
+            )
+            assert r.status_code == 201, r.text
+            r = await api.get("/v1/sessions/edge/memory")
+            assert r.status_code == 200, r.text
+        requests = [a for a in sampler.asked if a[2] is SpanKind.SERVER]
+        assert [name for _, name, _ in requests] == ["POST", "GET"]  # asked once per request
+        assert [s for s in sampler.started if s[0] == "fastapi"] == []  # and no server span started
+        db = engine_for(url)
+        try:
+            rows = await fetch(db, "SELECT trace_parent FROM messages WHERE session_id = 'edge'")
+            ((stored,),) = rows
+            assert stored.endswith("-00") and int(stored.split("-")[1], 16) == requests[0][0]
+
+            async def embedded() -> bool:
+                rows = await fetch(db, "SELECT embed_status FROM messages WHERE session_id = 'edge'")
+                return all(r[0] == "done" for r in rows)
+
+            await until(embedded, within=120)
+        finally:
+            await db.dispose()
+        dropped = [a for a in sampler.asked if a[0] == requests[0][0]]
+        assert ("worker embed", SpanKind.CONSUMER) in [(name, kind) for _, name, kind in dropped]
+        assert [a for a in dropped if a[2] is SpanKind.CLIENT] == []
+        assert in_trace(exporter, stored.split("-")[1]) == []
+    finally:
+        sampler.inner = ParentBased(ALWAYS_ON)
+
+
+async def test_a_kept_request_is_not_sampled_twice(traced: Traced) -> None:
+    """The request kept by the head sample gets its server span without a second draw: with one
+    trace in two kept, four requests make two traces (a ratio applied twice would keep one in four)."""
+    app, exporter, _, sampler = traced
+    async with client_for(app) as api:
+        r = await api.post("/v1/sessions", json={"session_id": "halves", "user_id": "ed"})
+        assert r.status_code == 201, r.text
+        exporter.clear()
+        sampler.inner = ParentBased(EveryOther())
+        try:
+            for _ in range(4):
+                r = await api.get("/v1/sessions/halves/memory")
+                assert r.status_code == 200, r.text
+        finally:
+            sampler.inner = ParentBased(ALWAYS_ON)
+    servers = [s for s in exporter.get_finished_spans() if s.kind is SpanKind.SERVER]
+    assert [s.name for s in servers] == ["GET /v1/sessions/{session_id}/memory"] * 2
+    assert len({s.context.trace_id for s in servers if s.context}) == 2
 
 
 async def test_idle_polls_make_no_spans_and_a_batch_of_many_causes_links_them(traced: Traced) -> None:
