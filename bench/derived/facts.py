@@ -22,7 +22,9 @@ speaker_a's) is scored:
   they came from; the verdicts are kept in `bench/derived/judgements.json` keyed by a hash of
   (conversation, speaker, fact text), so the file holds no dataset text. Facts with a verdict count.
   A sample judged as a whole keeps its own list in the same format (`sample-session9.json`: the 50
-  of `--split held-out --show 50 --seed 9` at the commit that added it).
+  of `--split held-out --show 50 --seed 9` at the commit that added it; `sample-session10.json`:
+  the 50 of `--split held-out --show 50 --seed 10 --exclude bench/derived/sample-session9.json`,
+  drawn from what the code produced at the start of session 10, so the two make a sample of 100).
 
 Nothing of the data set is written to the repository; `--json` writes figures only.
 """
@@ -173,6 +175,13 @@ async def main() -> None:
     ap.add_argument("--show", type=int, default=0, help="print N produced facts (seeded) to hand-check")
     ap.add_argument("--show-matches", type=int, default=0, help="print N (observation, best fact) pairs")
     ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="a sample file (key -> verdict): its facts are not drawn by --show (a fresh sample)",
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     wanted = set(SPLITS[args.split]) if args.split != "all" else {c for s in SPLITS.values() for c in s}
@@ -217,7 +226,9 @@ async def main() -> None:
         )
     rng = random.Random(args.seed)
     if args.show:
-        sample = rng.sample(produced, min(args.show, len(produced)))
+        drawn: set[str] = set().union(*(json.loads(f.read_text()) for f in args.exclude))
+        pool = [p for p in produced if p.key not in drawn]
+        sample = rng.sample(pool, min(args.show, len(pool)))
         by_dia = {(c.sample_id, t.dia_id): t for c in convs for s in c.sessions for t in s.turns}
         for p in sample:
             turns = [(d, by_dia[(p.conversation, d)]) for d in p.sources if (p.conversation, d) in by_dia]
