@@ -527,12 +527,24 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef |
             continue
         drafts = _sentence_drafts(raw, turn.created_at)
         if name:  # a named speaker's own name is known: another one read as theirs is a misreading
-            drafts = [d for d in drafts if d.subject != "name" or _own_name(d.content, name)]
+            drafts = [_named(d, name) for d in drafts if d.subject != "name" or _own_name(d.content, name)]
         # A liking read from a sentence that tells more ("I'm passionate about dancing and it brings
         # me so much joy") keeps the rest as told too; any other slot fact is the sentence's fact.
         if name and all(d.kind is FactKind.preference and not d.negated for d in drafts):
             drafts = [*drafts, *_told(raw, name, turn.created_at)]
         yield from drafts
+
+
+def _named(draft: Draft, name: str) -> Draft:
+    """A slot fact of a named speaker says whose by name: the rules write the speaker's "my" as
+    "their" ("my goal is to improve my shooting" -> "Plans to improve their shooting percentage."),
+    which beside a name reads as someone else's."""
+    if "their" not in draft.content:
+        return draft
+    return replace(draft, content=_THEIR.sub(f"{name}'s", draft.content))
+
+
+_THEIR = re.compile(r"\btheir\b")
 
 
 def _own_name(content: str, name: str) -> bool:
@@ -549,18 +561,60 @@ def _told(raw: str, name: str, at: datetime) -> list[Draft]:
     text, asking = _statement(_SMILEY.sub(".", _COURTESY.sub("", _bounded(raw))))
     if asking or not text or _SARCASM.search(text):
         return []
-    plain = _TITLE.sub("Title", text)  # a quoted title ("Brave" by Sara Bareilles) is no quote
+    # Masks keep every position of `plain` that of `text`: a hedge found in one is cut in the other.
+    plain = _TITLE.sub(_masked, text)  # a quoted title ("Brave" by Sara Bareilles) is no quote
     if '"' in plain:
         return []
     # A past "when" dates, it supposes nothing ("when I was a kid"); "my dream" is had, not dreamt.
-    plain = _PAST_WHEN.sub(" ", _HAD_DREAM.sub(" ", plain))
-    if _NOT_STATED_BEFORE.search(plain) or _NOT_STATED_AFTER.search(plain):
-        return []
+    plain = _PAST_WHEN.sub(_blank, _HAD_DREAM.sub(_blank, plain))
+    hedges = [h.start() for h in (_NOT_STATED_BEFORE.search(plain), _NOT_STATED_AFTER.search(plain)) if h]
+    if hedges:
+        text = text[: _before_hedge(plain, min(hedges))]
+        if not text.strip():
+            return []
     told = experience(text.strip(), name, at)
     return [told] if told is not None else []
 
 
 _TITLE = re.compile(r'"(?=[A-Z0-9])[^"\n]{1,40}"')
+# Where a clause ends that a hedge in the next one leaves standing: "I'm currently reading "The
+# Lean Startup" and hoping it'll give me tips" (what is hoped is the second clause's), "I used to
+# compete in dance shows - my fav memory was when my team won".
+_HEDGE_OPENERS = frozenset(("i", "we", "and", "but", "so", "or", "just", "really", "also", "well", "though"))
+_PARTICIPLE = re.compile(r"[a-z]+ing\b", re.IGNORECASE)
+# "and" between two clauses, not inside a list ("the characters and dialogue I wrote").
+_HEDGE_BREAK = re.compile(
+    r";|\s[-\u2013\u2014]+\s|,\s|\sbut\s|\sand\s(?=(?:i|i'm|it|it's|they|he|she|we|maybe|perhaps|probably|[a-z]+ing)\b)",
+    re.IGNORECASE,
+)
+
+
+def _before_hedge(plain: str, at: int) -> int:
+    """Where the clauses of `plain` before the one holding the hedge at `at` end, or 0 when the
+    hedge is the sentence's: it opens its clause, its subject aside ("..., I think", "... and maybe
+    Berlin", "..., if that's ok"), or no clause comes before it. A participle that opens its
+    clause ("and hoping it'll ...") is that clause's verb, not a hedge of the one before."""
+    cut = None
+    for m in _HEDGE_BREAK.finditer(plain):  # not bounded at `at`: the "and" looks ahead
+        if m.start() >= at:
+            break
+        cut = m
+    if cut is None:
+        return 0
+    gap = [w for w in plain[cut.end() : at].lower().split() if w not in _HEDGE_OPENERS]
+    if not gap and not _PARTICIPLE.match(plain, at):
+        return 0
+    return cut.start()
+
+
+def _masked(m: re.Match[str]) -> str:
+    return "T" * len(m.group())
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
+
+
 _PAST_WHEN = re.compile(
     r"\bwhen\s(?:i|we|my\s[a-z]+)\s(?:was|were|[a-z]+ed|went|got|came|saw|met|left|began|first|had|took)\b",
     re.IGNORECASE,

@@ -126,6 +126,11 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ("I'll do my best to " * 20 + "go. ") * 30,
         ("I went to a b, and they " * 16 + "x. ") * 30,
         ("I had a b - it was; " * 20 + "x. ") * 30,
+        # session 10 (issue 12): a lead phrase before the clause, a hedge in a later clause
+        ("Since we met, " * 28 + "I went. ") * 30,
+        ("I went to a b, and it was c, " * 13 + "I think. ") * 30,
+        ("I read a b and hoping " * 18 + "maybe. ") * 30,
+        "Yeah, my goal is to improve my " * 3_000,
     ],
     ids=[
         "spaces",
@@ -161,6 +166,10 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "resolve",
         "first-clause",
         "first-clause-breaks",
+        "lead-phrase",
+        "hedge-breaks",
+        "hedge-participles",
+        "their-named",
     ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:

@@ -269,6 +269,15 @@ _ANCHOR = re.compile(
     re.IGNORECASE,
 )
 _OUR = re.compile(r"\bour\b", re.IGNORECASE)
+# A short lead phrase, then the speaker's clause: "Since we last spoke, I took my kids to a park",
+# "Besides the classes, I'm offering mentoring", "Last week was wild, I got noticed by editors".
+# The whole sentence has already been held to the statement checks; the phrase only drops out
+# (its time word still dates what follows, unless that is a plan). Not after a concession ("It's
+# still tough, but I'm finding some comfort"): what follows it is a mood or an effort.
+_LEAD_PHRASE = re.compile(
+    r"^(?P<phrase>[^,;:!?\-\u2013\u2014]{1,60}?),\s(?=(?:(?:and|so|now)\s)?(?:i|i'm|im|i've|i'll|my)\s)",
+    re.IGNORECASE,
+)
 _PRONOUN = re.compile(r"\b(?:it|this|that|these|those|them|they)\b")
 
 
@@ -377,8 +386,16 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
         return _believed(text, belief, speaker, at)
     text = _spoken_for(text)
     opening = _OPENING.match(text)
+    phrase = ""
     if opening is None:
-        return None
+        # "Since we last spoke, I took my kids to a park yesterday": a lead phrase before the "I".
+        led = _LEAD_PHRASE.match(text)
+        if led is None:
+            return None
+        phrase, text = led.group("phrase"), text[led.end() :]
+        opening = _OPENING.match(text)
+        if opening is None:
+            return None
     words = _WORD.findall(text)
     if len(words) > MAX_WORDS:
         return None
@@ -421,10 +438,10 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
         return None  # "I want 'em to feel ...", "I do remember those classes": about what is shown
     body = condense(text[opening.start("subject") :]) or text[opening.start("subject") :]
     # A time word before the subject ("Last Friday, I went ...") dates what follows.
-    lead = opening.group("lead")
+    lead = f"{phrase} {opening.group('lead')}"
     time_word = _TIME_LEAD.search(lead)
     when = resolve_relative_dates(time_word.group(), at).lower() if time_word else ""
-    if when and _DATED.search(when):
+    if when and _DATED.search(when) and not _FUTURE.search(body):  # "yesterday, so I'm gonna ..."
         body = body.rstrip(" !.\u2026") + " " + when
     restated, changed = restate(resolve_relative_dates(body, at), speaker)
     if not changed:
