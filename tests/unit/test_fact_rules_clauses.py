@@ -1,8 +1,8 @@
-"""Told experiences in two more clause shapes, and slot facts that name their speaker (issue 12,
+"""Told experiences in more clause shapes, and slot facts that name their speaker (issue 12,
 session 10): a lead phrase before the speaker's clause ("Since we last spoke, I took my kids to a
 park"), a hedge in a later clause that leaves the first standing ("I'm reading X and hoping it'll
-help"), and "their" for a named speaker's own things. Each shape has near-misses that give
-nothing: the cases below are the rules' contract."""
+help"), "we're" doing something or "we" and a habit, and "their" for a named speaker's own
+things. Each shape has near-misses that give nothing: the cases below are the rules' contract."""
 
 from __future__ import annotations
 
@@ -52,6 +52,15 @@ def told(text: str, *, name: str | None = "Caroline") -> list[str]:
             "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
             "Is gonna take a shot at starting Caroline's own business.",
         ),
+        # "we're" doing something, or "we" and a habit, with a date or an own thing: the speaker's
+        (
+            "We're putting together a talent show for the kids next month.",
+            "Is putting together a talent show for the kids next month (June 2023).",
+        ),
+        (
+            "We always go camping in the mountains with my parents.",
+            "Always goes camping in the mountains with Caroline's parents.",
+        ),
         # a hedge in a later clause leaves the first clause standing
         (
             "I'm currently reading \"The Lean Startup\" and hoping it'll give me tips for my biz.",
@@ -82,6 +91,11 @@ def test_told_after_a_lead_phrase_or_before_a_hedged_clause(text: str, expected:
         "By the way, I loved your painting of the lake.",
         "On another note, I took them to the beach last week.",
         "Since we last talked, I'm so happy.",
+        # "we're" with a mood, or with nothing that ties it to the speaker's life
+        "We're so happy for you guys.",
+        "We're doing great these days.",
+        "We're putting together a talent show for the kids.",
+        "We always roast marshmallows around the campfire.",
         # a hedge that opens its clause is the whole sentence's
         "I'm moving to Paris next month, I think.",
         "I'm moving to Paris next month, if all goes well.",

@@ -131,6 +131,8 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ("I went to a b, and it was c, " * 13 + "I think. ") * 30,
         ("I read a b and hoping " * 18 + "maybe. ") * 30,
         "Yeah, my goal is to improve my " * 3_000,
+        ("We're putting " * 28 + "my. ") * 30,
+        ("We always " * 40 + "go my. ") * 30,
     ],
     ids=[
         "spaces",
@@ -170,6 +172,8 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         "hedge-breaks",
         "hedge-participles",
         "their-named",
+        "we-are-doing",
+        "we-always",
     ],
 )
 def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:

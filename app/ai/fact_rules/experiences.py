@@ -221,6 +221,10 @@ _DROPPED_SUBJECT = re.compile(
     r"(?:(?P<been>been\s[a-z]+ing\b)|(?P<we>we\s)(?=(?:(?:just|finally|also|recently)\s)?"
     r"(?:[a-z]*[^\We]ed|went|got|made|took|had|saw|met|ran|won|bought|spent|found|did|built|ate|swam|flew|rode|"
     r"drove|sang|began|held|left|threw|wrote|watched|read)\b)|"
+    # "We're putting together a talent show next month", "We always go camping in July": a doing or
+    # a habit (the anchor below still asks for a date, an own thing or a name)
+    r"(?P<were>we're\s|we\sare\s)(?=(?:(?:just|also|finally|currently|still)\s)?[a-z]+ing\b)|"
+    r"(?P<habit>we\s)(?=(?:always|usually|often|sometimes|regularly)\s[a-z]+\b)|"
     r"(?=(?:took|went|started|finished|visited|tried|bought|joined|signed|spent|met|ran|won|found|learned|"
     r"learnt|picked|booked|painted|baked|wrote|attended|celebrated|volunteered|adopted|hosted|organi[sz]ed|"
     r"built|made|got\s+(?:a|an|my|into|back|accepted|noticed|engaged|married)\b)\s))",
@@ -242,6 +246,9 @@ def _spoken_for(text: str) -> str:
         return text  # "We hiked, swam and made great memories": of what, when, is the talk's
     if m.group("been"):
         return f"{lead}I've b{text[m.start('been') + 1 :]}"
+    if m.group("were") or m.group("habit"):
+        rest = _OUR.sub(lambda o: "My" if o.group()[0] == "O" else "my", text[m.end() :])
+        return f"{lead}{'I' if m.group('habit') else 'I am'} {rest}"
     if m.group("we"):
         rest = _OUR.sub(lambda o: "My" if o.group()[0] == "O" else "my", text[m.end("we") :])
         return f"{lead}I {rest}"
