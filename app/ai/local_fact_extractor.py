@@ -160,7 +160,9 @@ ends at a clause ("I love sci-fi movies, they're a great escape") and after an i
 preposition ("books about personal development and mindset" -> "books about personal
 development"); a name ends at its possessive ("my daughter Sara's birthday" -> "Sara"); and a
 named speaker's name is known, so another read as theirs ("Looky here, ...", an interjection)
-is dropped.
+is dropped. Since session 10 a named speaker's slot fact names whose where the rules wrote the
+speaker's "my" as "their" ("my goal is to improve my shooting" -> "Plans to improve John's
+shooting percentage.").
 
 A bare answer to the assistant's last question counts as the statement it stands for: "Are you
 vegetarian / married ...?" + "yes"; "Where do you live / are you from?" (a short courtesy may

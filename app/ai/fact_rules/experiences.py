@@ -31,6 +31,13 @@ Declined since (session 9 precision round): "I'm excited to ..." (a mood, as "so
 looking forward to ...", "I'll do my best to ...", "I need to find a better way to ..." (resolve,
 no deed), "My family, exercise, and friends, for sure" (an answer's list, no clause) and a feeling
 verb after "truly / honestly / genuinely".
+Read since session 10: a lead phrase before the clause ("Since we last spoke, I took my kids to a
+park", "Besides writing, I also enjoy reading"; its time word dates a deed, never a plan; not after a
+concession: "It's tough, but I'm finding comfort" is a mood), "we're" doing something and "we" with
+a habit ("We're putting together a talent show next month", the same anchor as "we" and a past
+verb), and, in the driver (`_told`), the clauses before one that holds a hedge ("I'm reading "The
+Lean Startup" and hoping it'll give me tips" -> "Is currently reading "The Lean Startup"."; a hedge
+that opens its clause, "..., I think", stays the whole sentence's).
 Linear in the sentence: one pass of bounded patterns and the restatement's one pass.
 """
 
