@@ -161,8 +161,8 @@ preposition ("books about personal development and mindset" -> "books about pers
 development"); a name ends at its possessive ("my daughter Sara's birthday" -> "Sara"); and a
 named speaker's name is known, so another read as theirs ("Looky here, ...", an interjection)
 is dropped. Since session 10 a named speaker's slot fact names whose where the rules wrote the
-speaker's "my" as "their" ("my goal is to improve my shooting" -> "Plans to improve John's
-shooting percentage.").
+speaker's "my" as "their" ("my goal is to improve my running pace" -> "Plans to improve John's
+running pace.").
 
 A bare answer to the assistant's last question counts as the statement it stands for: "Are you
 vegetarian / married ...?" + "yes"; "Where do you live / are you from?" (a short courtesy may
@@ -539,7 +539,7 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef |
 
 def _named(draft: Draft, name: str) -> Draft:
     """A slot fact of a named speaker says whose by name: the rules write the speaker's "my" as
-    "their" ("my goal is to improve my shooting" -> "Plans to improve their shooting percentage."),
+    "their" ("my goal is to improve my running pace" -> "Plans to improve their running pace."),
     which beside a name reads as someone else's."""
     if "their" not in draft.content:
         return draft
@@ -579,12 +579,12 @@ def _told(raw: str, name: str, at: datetime) -> list[Draft]:
 
 
 _TITLE = re.compile(r'"(?=[A-Z0-9])[^"\n]{1,40}"')
-# Where a clause ends that a hedge in the next one leaves standing: "I'm currently reading "The
-# Lean Startup" and hoping it'll give me tips" (what is hoped is the second clause's), "I used to
-# compete in dance shows - my fav memory was when my team won".
+# Where a clause ends that a hedge in the next one leaves standing: "I'm currently reading "Atomic
+# Habits" and hoping it'll help me sleep" (what is hoped is the second clause's), "I used to race
+# in time trials - my best memory was when my club won".
 _HEDGE_OPENERS = frozenset(("i", "we", "and", "but", "so", "or", "just", "really", "also", "well", "though"))
 _PARTICIPLE = re.compile(r"[a-z]+ing\b", re.IGNORECASE)
-# "and" between two clauses, not inside a list ("the characters and dialogue I wrote").
+# "and" between two clauses, not inside a list ("the letters and poems I wrote").
 _HEDGE_BREAK = re.compile(
     r";|\s[-\u2013\u2014]+\s|,\s|\sbut\s|\sand\s(?=(?:i|i'm|it|it's|they|he|she|we|maybe|perhaps|probably|[a-z]+ing)\b)",
     re.IGNORECASE,

@@ -1,7 +1,7 @@
 """Told experiences in more clause shapes, and slot facts that name their speaker (issue 12,
-session 10): a lead phrase before the speaker's clause ("Since we last spoke, I took my kids to a
-park"), a hedge in a later clause that leaves the first standing ("I'm reading X and hoping it'll
-help"), "we're" doing something or "we" and a habit, and "their" for a named speaker's own
+session 10): a lead phrase before the speaker's clause ("Since we last talked, I took my nephews
+to the aquarium"), a hedge in a later clause that leaves the first standing ("I'm reading X and
+hoping it'll help"), "we're" doing something or "we" and a habit, and "their" for a named speaker's own
 things. Each shape has near-misses that give nothing: the cases below are the rules' contract."""
 
 from __future__ import annotations
@@ -31,48 +31,48 @@ def told(text: str, *, name: str | None = "Caroline") -> list[str]:
     [
         # a lead phrase before the speaker's clause drops out
         (
-            "Since we last spoke, I took my kids to a park yesterday.",
-            "Took Caroline's kids to a park yesterday (2023-05-07).",
+            "Since we last talked, I took my nephews to the aquarium yesterday.",
+            "Took Caroline's nephews to the aquarium yesterday (2023-05-07).",
         ),
         (
-            "Apart from meetings, I'm volunteering as a mentor for a local school.",
-            "Is volunteering as a mentor for a local school.",
+            "Apart from work, I'm coaching a junior chess club at the library.",
+            "Is coaching a junior chess club at the library.",
         ),
         (
-            "Seven years now, and I've finally found my real muses: painting and pottery.",
-            "Has finally found Caroline's real muses: painting and pottery.",
+            "Ten years on, and I've finally found my real calling: teaching music.",
+            "Has finally found Caroline's real calling: teaching music.",
         ),
         # ... and its time word dates what follows
         (
-            "Last week was wild, I got noticed by fashion editors at the show.",
-            "Got noticed by fashion editors at the show last week (week of 2023-05-01).",
+            "Last week was hectic, I got interviewed by a local radio station.",
+            "Got interviewed by a local radio station last week (week of 2023-05-01).",
         ),
         # ... but never a plan: "yesterday" is when the job was lost, not when the business starts
         (
-            "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
-            "Is gonna take a shot at starting Caroline's own business.",
+            "The bakery closed yesterday, so I'm gonna open my own food truck.",
+            "Is gonna open Caroline's own food truck.",
         ),
         # "we're" doing something, or "we" and a habit, with a date or an own thing: the speaker's
         (
-            "We're putting together a talent show for the kids next month.",
-            "Is putting together a talent show for the kids next month (June 2023).",
+            "We're organising a bake sale for the school next month.",
+            "Is organising a bake sale for the school next month (June 2023).",
         ),
         (
-            "We always go camping in the mountains with my parents.",
-            "Always goes camping in the mountains with Caroline's parents.",
+            "We always go fishing at the lake with my parents.",
+            "Always goes fishing at the lake with Caroline's parents.",
         ),
         # a hedge in a later clause leaves the first clause standing
         (
-            "I'm currently reading \"The Lean Startup\" and hoping it'll give me tips for my biz.",
-            'Is currently reading "The Lean Startup".',
+            "I'm currently reading \"Atomic Habits\" and hoping it'll help me sleep better.",
+            'Is currently reading "Atomic Habits".',
         ),
         (
-            "I used to compete in dance competitions and shows - my fav memory was when my team won.",
-            "Used to compete in dance competitions and shows.",
+            "I used to race in cycling events and time trials - my best memory was when my club won.",
+            "Used to race in cycling events and time trials.",
         ),
         (
-            "Volunteering at the shelter made me feel great to help, even if just for a bit.",
-            "Volunteering at the shelter made Caroline feel great to help.",
+            "Gardening at the community plot made me feel calm and useful, even if just for an hour.",
+            "Gardening at the community plot made Caroline feel calm and useful.",
         ),
     ],
 )
@@ -85,8 +85,8 @@ def test_told_after_a_lead_phrase_or_before_a_hedged_clause(text: str, expected:
     "text",
     [
         # after a concession, what follows is a mood or an effort
-        "It's still tough, but I'm finding some comfort in the good memories.",
-        "Exams can be challenging, but I'm putting in my best effort.",
+        "It's still hard, but I'm finding some peace in old photos.",
+        "Work can be draining, but I'm giving it my best effort.",
         # the lead phrase does not excuse the rest: the listener, a pronoun, a mood
         "By the way, I loved your painting of the lake.",
         "On another note, I took them to the beach last week.",
@@ -94,8 +94,8 @@ def test_told_after_a_lead_phrase_or_before_a_hedged_clause(text: str, expected:
         # "we're" with a mood, or with nothing that ties it to the speaker's life
         "We're so happy for you guys.",
         "We're doing great these days.",
-        "We're putting together a talent show for the kids.",
-        "We always roast marshmallows around the campfire.",
+        "We're organising a bake sale for the school.",
+        "We always grill burgers by the pool.",
         # a hedge that opens its clause is the whole sentence's
         "I'm moving to Paris next month, I think.",
         "I'm moving to Paris next month, if all goes well.",
@@ -104,7 +104,7 @@ def test_told_after_a_lead_phrase_or_before_a_hedged_clause(text: str, expected:
         # a hedge with no clause before it
         "I would go hiking in the Alps every summer with my family.",
         # "and" inside a list is no clause break
-        "I'll never forget the characters and dialogue I wrote being acted out on stage.",
+        "I still keep the letters and poems I wrote for the school play.",
     ],
 )
 def test_near_misses_give_nothing(text: str) -> None:
@@ -112,13 +112,9 @@ def test_near_misses_give_nothing(text: str) -> None:
 
 
 def test_a_named_speakers_slot_fact_names_whose() -> None:
-    text = "Yeah, my goal is to improve my shooting percentage."
-    assert (("plan:improve shooting percentage"), "Plans to improve John's shooting percentage.") in facts(
-        text, name="John"
-    )
+    text = "Yeah, my goal is to improve my running pace."
+    assert ("plan:improve running pace", "Plans to improve John's running pace.") in facts(text, name="John")
     # with no name, the user's own stay "their"
-    assert ("plan:improve shooting percentage", "Plans to improve their shooting percentage.") in facts(
-        text, name=None
-    )
+    assert ("plan:improve running pace", "Plans to improve their running pace.") in facts(text, name=None)
     # a told experience already names the speaker; nothing else of the sentence changes
     assert not any("their" in content for _, content in facts(text, name="John"))

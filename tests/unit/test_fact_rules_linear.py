@@ -130,7 +130,7 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ("Since we met, " * 28 + "I went. ") * 30,
         ("I went to a b, and it was c, " * 13 + "I think. ") * 30,
         ("I read a b and hoping " * 18 + "maybe. ") * 30,
-        "Yeah, my goal is to improve my " * 3_000,
+        "Yes, my aim is to improve my " * 3_000,
         ("We're putting " * 28 + "my. ") * 30,
         ("We always " * 40 + "go my. ") * 30,
     ],

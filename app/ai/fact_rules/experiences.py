@@ -31,13 +31,13 @@ Declined since (session 9 precision round): "I'm excited to ..." (a mood, as "so
 looking forward to ...", "I'll do my best to ...", "I need to find a better way to ..." (resolve,
 no deed), "My family, exercise, and friends, for sure" (an answer's list, no clause) and a feeling
 verb after "truly / honestly / genuinely".
-Read since session 10: a lead phrase before the clause ("Since we last spoke, I took my kids to a
-park", "Besides writing, I also enjoy reading"; its time word dates a deed, never a plan; not after a
-concession: "It's tough, but I'm finding comfort" is a mood), "we're" doing something and "we" with
-a habit ("We're putting together a talent show next month", the same anchor as "we" and a past
-verb), and, in the driver (`_told`), the clauses before one that holds a hedge ("I'm reading "The
-Lean Startup" and hoping it'll give me tips" -> "Is currently reading "The Lean Startup"."; a hedge
-that opens its clause, "..., I think", stays the whole sentence's).
+Read since session 10: a lead phrase before the clause ("Since we last talked, I took my nephews
+to the aquarium", "Apart from work, I'm coaching a chess club"; its time word dates a deed, never a
+plan; not after a concession: "It's still hard, but I'm finding some peace" is a mood), "we're"
+doing something and "we" with a habit ("We're organising a bake sale next month", the same anchor
+as "we" and a past verb), and, in the driver (`_told`), the clauses before one that holds a hedge
+("I'm reading "Atomic Habits" and hoping it'll help me sleep" -> "Is currently reading "Atomic
+Habits"."; a hedge that opens its clause, "..., I think", stays the whole sentence's).
 Linear in the sentence: one pass of bounded patterns and the restatement's one pass.
 """
 
@@ -228,7 +228,7 @@ _DROPPED_SUBJECT = re.compile(
     r"(?:(?P<been>been\s[a-z]+ing\b)|(?P<we>we\s)(?=(?:(?:just|finally|also|recently)\s)?"
     r"(?:[a-z]*[^\We]ed|went|got|made|took|had|saw|met|ran|won|bought|spent|found|did|built|ate|swam|flew|rode|"
     r"drove|sang|began|held|left|threw|wrote|watched|read)\b)|"
-    # "We're putting together a talent show next month", "We always go camping in July": a doing or
+    # "We're organising a bake sale next month", "We always go fishing in July": a doing or
     # a habit (the anchor below still asks for a date, an own thing or a name)
     r"(?P<were>we're\s|we\sare\s)(?=(?:(?:just|also|finally|currently|still)\s)?[a-z]+ing\b)|"
     r"(?P<habit>we\s)(?=(?:always|usually|often|sometimes|regularly)\s[a-z]+\b)|"
@@ -283,11 +283,11 @@ _ANCHOR = re.compile(
     re.IGNORECASE,
 )
 _OUR = re.compile(r"\bour\b", re.IGNORECASE)
-# A short lead phrase, then the speaker's clause: "Since we last spoke, I took my kids to a park",
-# "Besides the classes, I'm offering mentoring", "Last week was wild, I got noticed by editors".
+# A short lead phrase, then the speaker's clause: "Since we last talked, I took my nephews to the
+# aquarium", "Apart from work, I'm coaching a chess club", "Last week was hectic, I got interviewed".
 # The whole sentence has already been held to the statement checks; the phrase only drops out
 # (its time word still dates what follows, unless that is a plan). Not after a concession ("It's
-# still tough, but I'm finding some comfort"): what follows it is a mood or an effort.
+# still hard, but I'm finding some peace"): what follows it is a mood or an effort.
 _LEAD_PHRASE = re.compile(
     r"^(?P<phrase>[^,;:!?\-\u2013\u2014]{1,60}?),\s(?=(?:(?:and|so|now)\s)?(?:i|i'm|im|i've|i'll|my)\s)",
     re.IGNORECASE,
@@ -402,7 +402,7 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
     opening = _OPENING.match(text)
     phrase = ""
     if opening is None:
-        # "Since we last spoke, I took my kids to a park yesterday": a lead phrase before the "I".
+        # "Since we last talked, I took my nephews to the aquarium": a lead phrase before the "I".
         led = _LEAD_PHRASE.match(text)
         if led is None:
             return None
