@@ -389,6 +389,13 @@ class Settings(BaseSettings):
         description='Hybrid: bonus for turns sent within the period a query names ("in May 2023", '
         '"last week"; app/search/when.py).',
     )
+    search_when_weight: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description='Hybrid: bonus, for a query asking when ("When did Ada move?"), for turns that state '
+        'a time ("last week", "on Friday", "in March"; app/search/when.py).',
+    )
     search_context_candidates: int = Field(
         40, ge=0, le=1000, description="Hybrid: best candidates whose neighbouring turns are read as context."
     )

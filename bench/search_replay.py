@@ -25,6 +25,7 @@ import asyncio
 import dataclasses
 import math
 import pickle
+import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 ROW_COLS = "message_id, session_id, user_id, seq, role, name, content, metadata, created_at"
 IDF_CAP = service.IDF_SCOPE_CAP
+YEAR = re.compile(r"^(19|20)[0-9]{2}$")
 EXTRA: dict[str, Any] = {}  # ranking.Weights fields that have no setting (yet): --w NAME=VALUE
 
 
@@ -223,6 +225,8 @@ async def _recall_database(admin_url: str, split: str) -> str:
 def keyword_scores(u: User, lexemes: list[str]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """Each row's keyword score (KEYWORD_SQL) and whether it is a keyword candidate at all."""
     n = len(u.rows)
+    # WEIGHTS_SQL leaves out a year no row of the sample holds.
+    lexemes = [w for w in lexemes if u.df.get(w, 0) > 0 or not YEAR.match(w)]
     idf = {w: math.log(1 + (u.total - u.df.get(w, 0) + 0.5) / (u.df.get(w, 0) + 0.5)) for w in lexemes}
     whole = u.total < IDF_CAP
     draws = {w for w in lexemes if whole or u.df.get(w, 0) * 20 <= u.total}

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from app.search import when
+
 
 @dataclass
 class Candidate:
@@ -88,6 +90,7 @@ class Weights:
     answer: float = 0.15
     neighbour: float = 0.0
     time: float = 0.0
+    time_stated: float = 0.0
     gate: float = 0.0
     question: float = 0.0
 
@@ -183,7 +186,9 @@ def in_context(
     - Turns of the role the query is about (assistant when it asks what "you" said, else the user)
       get `role`, in sessions where `role_bias` (session id -> on) says so; turns whose speaker
       `name` the query mentions get `speaker`; turns sent within the `period` the query names
-      (app/search/when.py) get `time`.
+      (app/search/when.py) get `time`; for a query asking when ("When did Ada move?"), turns that
+      state a time ("we moved last week", "in March") get `time_stated`: the answer to a when
+      question says when, the other turns about the same event mostly do not.
 
     `neighbours` are rows around the best candidates (with their cosine as `semantic`) that lend
     context; those not among the candidates count with their cosine alone. One pass of numpy over
@@ -255,6 +260,9 @@ def in_context(
     if w.time and period is not None:
         sent = np.fromiter((period[0] <= c.row["created_at"] < period[1] for c in cl), bool, n)
         score += np.where(sent, w.time, 0.0)
+    if w.time_stated and when.asks_when(query):
+        stated = np.fromiter((when.states_time(c.row["content"]) for c in cl), bool, n)
+        score += np.where(stated, w.time_stated, 0.0)
     fused = np.clip(score / w.ceiling, 0.0, 1.0)
     _answers_first(cl, fused, prev, len(neighbours), bias)
     for c, f in zip(cl, fused.tolist(), strict=True):

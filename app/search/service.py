@@ -204,6 +204,7 @@ def weights(settings: Settings) -> ranking.Weights:
         answer=settings.search_answer_context,
         neighbour=settings.search_neighbour_context,
         time=settings.search_time_weight,
+        time_stated=settings.search_when_weight,
         gate=settings.search_keyword_gate,
         question=settings.search_question_penalty,
     )

@@ -4,8 +4,9 @@ A query naming a time gets the period it names, and hybrid search gives the turn
 bonus (ENGRAM_SEARCH_TIME_WEIGHT): "what did Ada do in May 2023?" prefers May's turns to others that
 match as well. Relative phrases are resolved against the time of the search with the rules the
 summaries and facts use (app/ai/relative_time.py). A query with no time in it gets none, and
-"when did ..." questions need none: every turn is indexed with its date (app/db/index_text.py),
-so the answer's date travels with it.
+"when did ..." questions name none; they ask for one, and the turn that holds the answer usually
+says when ("I went to a support group yesterday", "we moved last May"): `asks_when` and
+`states_time` let hybrid search give such turns a bonus (ENGRAM_SEARCH_WHEN_WEIGHT).
 """
 
 from __future__ import annotations
@@ -29,6 +30,22 @@ _MONTH_YEAR = re.compile(rf"\b{_MON},?\s+(?:of\s+)?{_YEAR}\b", re.I)
 _YEAR_ONLY = re.compile(rf"\b(?:in|during|of|since|by)\s+{_YEAR}\b", re.I)
 
 Period = tuple[datetime, datetime]  # [start, end)
+
+# A question asking for a time: "When did ...", "what date ...", "how long ago ...".
+_ASKS_WHEN = re.compile(r"^\W*when\b|\bwhat\s+(?:date|day|month|year|time)\b|\bhow\s+long\s+ago\b", re.I)
+# A turn that states a time: a relative phrase ("yesterday", "last week", "two years ago", "in a
+# few days"), a weekday, a month or a year. One pattern rather than app/ai/relative_time's rules,
+# which resolve each phrase and cost ~0.2 ms a turn (a search reads a few hundred). "May" is left
+# out: the modal verb is far more common than the month.
+_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS_NOT_MAY = "january|february|march|april|june|july|august|september|october|november|december"
+_UNIT = "days?|weeks?|weekends?|months?|years?|nights?"
+_STATES_TIME = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|ago|weekends?|{_WEEKDAYS}|{_MONTHS_NOT_MAY}|(?:19|20)[0-9]{{2}}"
+    rf"|(?:last|next|this|past|coming)\s+(?:{_UNIT}|morning|afternoon|evening|summer|winter|spring|fall|autumn)"
+    rf"|in\s+(?:a|an|one|two|three|four|five|six|a\s+few|a\s+couple\s+of|[0-9]+)\s+(?:{_UNIT}))\b",
+    re.I,
+)
 
 
 def _at(d: date) -> datetime:
@@ -72,3 +89,13 @@ def period(query: str, now: datetime) -> Period | None:
         return _at(date(y, 1, 1)), _at(date(y + 1, 1, 1))
     found = find_relative_dates(query, now)
     return _relative(found[0]) if found else None
+
+
+def asks_when(query: str) -> bool:
+    """Whether the query asks for a time ("When did Ada move?")."""
+    return _ASKS_WHEN.search(query) is not None
+
+
+def states_time(text: str) -> bool:
+    """Whether a turn states a time ("We moved last week", "on Friday", "in March")."""
+    return _STATES_TIME.search(text) is not None

@@ -112,6 +112,16 @@ async def test_keyword_matches_words_and_hybrid_fuses_both(corpus: httpx.AsyncCl
     assert scores == sorted(scores, reverse=True)
 
 
+async def test_a_year_no_message_holds_does_not_dilute_the_keyword_score(corpus: httpx.AsyncClient) -> None:
+    """People rarely write the year; a query's period is served by `created_at`. A year no message
+    holds is left out of the keyword weights, instead of taking the largest share from the words
+    that match (as the rarest lexeme)."""
+    alone = await _search(corpus, query="Lisbon", mode="keyword", user_id="ada")
+    dated = await _search(corpus, query="Lisbon in 2025", mode="keyword", user_id="ada")
+    assert _contents(dated) == _contents(alone) == ["I'm training for the Lisbon marathon in October."]
+    assert dated["results"][0]["scores"]["keyword"] == pytest.approx(alone["results"][0]["scores"]["keyword"])
+
+
 async def test_scope_by_user_and_session(corpus: httpx.AsyncClient) -> None:
     out = await _search(corpus, query="cat", user_id="bob", mode="semantic")
     assert {h["user_id"] for h in out["results"]} == {"bob"}

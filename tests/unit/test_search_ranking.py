@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.search import ranking
+from app.search import ranking, when
 
 
 def _loop_in_context(
@@ -189,3 +189,41 @@ def test_either_persons_answer_inherits_where_two_people_talk() -> None:
     assert pair("assistant", "user", bias=False) > pair("user", "user", bias=False)  # not asked by another
     # Between a user and an assistant only the user's answers inherit, as before.
     assert pair("user", "assistant", bias=True) < pair("assistant", "user", bias=True)
+
+
+def test_when_questions_prefer_the_turn_that_says_when() -> None:
+    """A query asking when gives `time_stated` to turns that state a time: the answer to "When did
+    Ada go to the support group?" is the turn that says "yesterday", not one that only names it."""
+    w = ranking.Weights(keyword=0.7, gate=0.4, time_stated=0.1)
+
+    def turns() -> dict[int, ranking.Candidate]:
+        def turn(seq: int, content: str) -> ranking.Candidate:
+            row = {"session_id": "s", "seq": seq, "role": "user", "name": "Ada", "content": content}
+            row["created_at"] = datetime(2026, 1, 1, tzinfo=UTC)
+            return ranking.Candidate(row=row, semantic=0.6, keyword=0.5)
+
+        return {
+            1: turn(1, "The support group was so welcoming."),
+            3: turn(3, "I went to a support group yesterday."),
+        }
+
+    cands = turns()
+    ranking.in_context(cands, [], "When did Ada go to the support group?", w, {"s": False})
+    assert cands[3].fused > cands[1].fused
+    cands = turns()
+    ranking.in_context(cands, [], "Why did Ada go to the support group?", w, {"s": False})
+    assert cands[3].fused == cands[1].fused
+
+
+def test_asks_when_and_states_time() -> None:
+    assert when.asks_when("When did Caroline go to the LGBTQ support group?")
+    assert when.asks_when("what date was the concert?") and when.asks_when("How long ago was the move?")
+    assert not when.asks_when("What did Ada do when she moved?")
+    assert not when.asks_when("Where does Ada live?")
+    for said in (
+        "I went yesterday.", "We moved last week!", "Two years ago I quit.", "See you on Friday",
+        "back in March", "It was in 2019.", "the race is in a few days", "this summer was hot",
+    ):  # fmt: skip
+        assert when.states_time(said), said
+    for said in ("I may go.", "The group was great.", "Last one in!", "a lasting memory"):
+        assert not when.states_time(said), said
