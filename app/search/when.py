@@ -5,7 +5,7 @@ bonus (ENGRAM_SEARCH_TIME_WEIGHT): "what did Ada do in May 2023?" prefers May's 
 match as well. Relative phrases are resolved against the time of the search with the rules the
 summaries and facts use (app/ai/relative_time.py). A query with no time in it gets none, and
 "when did ..." questions name none; they ask for one, and the turn that holds the answer usually
-says when ("I went to a support group yesterday", "we moved last May"): `asks_when` and
+says when ("I started a pottery class yesterday", "we moved last March"): `asks_when` and
 `states_time` let hybrid search give such turns a bonus (ENGRAM_SEARCH_WHEN_WEIGHT).
 """
 

@@ -193,7 +193,7 @@ def test_either_persons_answer_inherits_where_two_people_talk() -> None:
 
 def test_when_questions_prefer_the_turn_that_says_when() -> None:
     """A query asking when gives `time_stated` to turns that state a time: the answer to "When did
-    Ada go to the support group?" is the turn that says "yesterday", not one that only names it."""
+    Ada start the pottery class?" is the turn that says "yesterday", not one that only names it."""
     w = ranking.Weights(keyword=0.7, gate=0.4, time_stated=0.1)
 
     def turns() -> dict[int, ranking.Candidate]:
@@ -203,20 +203,20 @@ def test_when_questions_prefer_the_turn_that_says_when() -> None:
             return ranking.Candidate(row=row, semantic=0.6, keyword=0.5)
 
         return {
-            1: turn(1, "The support group was so welcoming."),
-            3: turn(3, "I went to a support group yesterday."),
+            1: turn(1, "The pottery class was so relaxing."),
+            3: turn(3, "I started a pottery class yesterday."),
         }
 
     cands = turns()
-    ranking.in_context(cands, [], "When did Ada go to the support group?", w, {"s": False})
+    ranking.in_context(cands, [], "When did Ada start the pottery class?", w, {"s": False})
     assert cands[3].fused > cands[1].fused
     cands = turns()
-    ranking.in_context(cands, [], "Why did Ada go to the support group?", w, {"s": False})
+    ranking.in_context(cands, [], "Why did Ada start the pottery class?", w, {"s": False})
     assert cands[3].fused == cands[1].fused
 
 
 def test_asks_when_and_states_time() -> None:
-    assert when.asks_when("When did Caroline go to the LGBTQ support group?")
+    assert when.asks_when("When did Ben sell his old bike?")
     assert when.asks_when("what date was the concert?") and when.asks_when("How long ago was the move?")
     assert not when.asks_when("What did Ada do when she moved?")
     assert not when.asks_when("Where does Ada live?")
