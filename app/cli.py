@@ -13,7 +13,7 @@ import socket
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -66,11 +66,13 @@ def serve(
 
     from app.http_server import PROTOCOL
     from app.logging import configure_logging
+    from app.prefork import APP, preload, serve_forked
 
     settings = _settings_with(host=host, port=port, workers=workers, data_dir=data_dir)
     configure_logging(settings.log_level, settings.log_json)
     _check_port_free(settings.host, settings.port)
     embedded = _start_embedded_if_needed(settings)
+    failed = 0
     try:
         url = embedded.url if embedded else settings.database_url
         assert url is not None
@@ -91,34 +93,39 @@ def serve(
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, _record_signal)
         _raise_open_files(settings.max_connections + settings.db_pool_size + settings.db_max_overflow + 256)
-        uvicorn.run(
-            "app.main:app_factory",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.workers,
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=30,
+        options: dict[str, Any] = {
+            "factory": True,
+            "host": settings.host,
+            "port": settings.port,
+            "log_config": None,
+            "access_log": False,
+            "timeout_graceful_shutdown": 30,
             # Connection cap, header timeout and header size cap (uvicorn has none of them).
-            http=PROTOCOL,
-            timeout_keep_alive=settings.keep_alive_seconds,
-        )
+            "http": PROTOCOL,
+            "timeout_keep_alive": settings.keep_alive_seconds,
+        }
+        if settings.workers == 1:
+            uvicorn.run(APP, **options)
+        else:
+            # Imported once here and forked, so the API processes share those pages (app/prefork.py).
+            preload(settings.tokenizer)
+            failed = serve_forked(uvicorn.Config(APP, **options), settings.workers)
     finally:
         if embedded is not None:
             embedded.stop()
-    _exit_now()
+    _exit_now(1 if failed else 0)
 
 
 def _prepare_database(settings: Settings, url: str, *, migrate: bool) -> None:
     """Apply the migrations and check the encryption keys, in a child process; stop with one line
     if either cannot be done. This process supervises the API processes for as long as they run,
-    and Alembic, SQLAlchemy and the models, once imported, would stay in its memory for nothing
-    (~40 MB of the production shape's footprint, docs/benchmarks.md)."""
+    and what migrating builds (Alembic's environment, the engine, the pool) would stay in its memory
+    for nothing. Forked, not spawned: a spawned child would leave multiprocessing's resource
+    tracker running beside the supervisor (~7 MB PSS), and this process has no thread yet."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as child:
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("fork")) as child:
         refused = child.submit(_prepare_in_child, settings, url, migrate).result()  # others raise
     if refused is not None:
         typer.echo(f"engram: {refused}", err=True)
@@ -264,8 +271,8 @@ def _raise_open_files(wanted: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
-def _exit_now() -> None:
-    """Exit 0 now that everything is stopped and flushed, skipping the interpreter's teardown.
+def _exit_now(code: int = 0) -> None:
+    """Exit now that everything is stopped and flushed, skipping the interpreter's teardown.
 
     Its final garbage collection of every module loaded took 5 of the 5.8 s between SIGTERM and
     exit on a loaded 2-core machine (the server itself had stopped 0.6 s after the signal).
@@ -273,7 +280,7 @@ def _exit_now() -> None:
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def _record_signal(signum: int, frame: FrameType | None) -> None:
