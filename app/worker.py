@@ -58,8 +58,14 @@ EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could no
 PIPELINE = 2
 
 
-# What the child processes run: imported at each child's start, not within an item's budget.
-CPU_RULES = ("app.ai.local_fact_extractor", "app.ai.local_summarizer", "app.facts.reconcile")
+# What the child processes run: imported once by their fork server, not within an item's budget;
+# with the token counter's table they use (app/ai/tokenizer_preload.py).
+CPU_RULES = (
+    "app.ai.local_fact_extractor",
+    "app.ai.local_summarizer",
+    "app.facts.reconcile",
+    "app.ai.tokenizer_preload",
+)
 
 
 class Worker:

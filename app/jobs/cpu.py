@@ -2,8 +2,11 @@
 
 In embedded mode the worker shares the API's process: pure-Python rules (the local summariser's
 sentence splitting and selection, the local fact extractor, reconciliation) would hold the event
-loop, and a thread would not help (`re` holds the GIL). Here they run in children started with
-`spawn` (no inherited event loop, threads or connections). A call that runs past
+loop, and a thread would not help (`re` holds the GIL). Here they run in children forked from
+multiprocessing's fork server: a clean process (started with exec, so no inherited event loop,
+threads, connections or model) that imports the rules once; its children map those pages instead
+of each importing its own copy (spawned, each child was ~70 MB PSS; forked from the server they
+share the rules, the token counter's table and what the main script imports). A call that runs past
 ENGRAM_WORKER_ITEM_BUDGET_SECONDS raises `BudgetExceeded`, which fails that item alone (retried
 with backoff like any failure); its child is killed and replaced (pebble), and the other children
 keep working. The worker starts them when it starts, so the first item does not wait for them.
@@ -12,10 +15,13 @@ keep working. The worker starts them when it starts, so the first item does not 
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import multiprocessing
 import os
 import signal
+import sys
+import types
 from collections.abc import Callable, Sequence
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -36,6 +42,9 @@ class CpuUnavailable(RuntimeError):
 
 
 def _child_init(preload: tuple[str, ...]) -> None:
+    # What the fork server imported is this child's too, shared until written: keep the
+    # collector's full passes off it (app/heap.py), or the first one would copy its pages.
+    gc.freeze()
     # Ctrl-C reaches the whole process group: the parent stops the pool, children need not react.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Import the rules now, so an item's budget is not spent importing them.
@@ -43,10 +52,26 @@ def _child_init(preload: tuple[str, ...]) -> None:
         importlib.import_module(module)
 
 
+def _main_script_imports() -> list[str]:
+    """The modules the main script's names come from, when it was run by path (`engram`, a
+    console script): each child runs that script again (as `__mp_main__`, multiprocessing's rule
+    for scripts), which then finds them imported. A main run as a module (`python -m app`) or
+    from `-c` is not run again."""
+    main = sys.modules["__main__"]
+    if getattr(main, "__spec__", None) is not None or not getattr(main, "__file__", None):
+        return []
+    names = {
+        v.__name__ if isinstance(v, types.ModuleType) else getattr(v, "__module__", None)
+        for v in vars(main).values()
+    }
+    return sorted(n for n in names if isinstance(n, str) and n not in ("__main__", "builtins"))
+
+
 class CpuPool:
     def __init__(self, *, processes: int, budget_seconds: float, preload: Sequence[str] = ()) -> None:
-        """`preload`: modules each child imports at its start (the caller's rules: this pool
-        knows none of them, so the machinery imports no domain)."""
+        """`preload`: modules the fork server imports before it forks the children (the caller's
+        rules: this pool knows none of them, so the machinery imports no domain); each child
+        imports them again at its start, a no-op unless the server could not."""
         self.processes = processes
         self.budget_seconds = budget_seconds
         self.preload = tuple(preload)
@@ -56,11 +81,14 @@ class CpuPool:
         """Start the children now (they import the rules in the background), so the first item
         does not wait for them."""
         if self._pool is None:
+            context = multiprocessing.get_context("forkserver")
+            # One fork server per process (multiprocessing's), so one list: this pool's.
+            context.set_forkserver_preload([*_main_script_imports(), *self.preload])
             self._pool = ProcessPool(
                 max_workers=self.processes,
                 initializer=_child_init,
                 initargs=(self.preload,),
-                context=multiprocessing.get_context("spawn"),
+                context=context,
             )
             self._pool.schedule(os.getpid)  # a pool starts its children on its first task
 
