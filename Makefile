@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed
 
-.PHONY: serve test test-fast lint openapi clients bench bench-append bench-hostile bench-webhooks bench-encryption clean
+.PHONY: serve test test-fast lint openapi clients bench bench-locomo bench-append bench-hostile bench-webhooks bench-encryption clean
 
 INTEGRATIONS = integrations/openai-agents integrations/langchain
 
@@ -67,6 +67,11 @@ bench: $(STAMP)          ## the headline figures in under 10 minutes: append, me
 	$(BIN)/python -m bench.append --api-workers 2 --only single batch100 --concurrency 16 --seconds 8 --warmup 2 --repeat 3 --quiet-wait 5
 	$(BIN)/python -m bench.memory --procs 2 --budgets 2000 --scenarios redis --sessions 20 --seconds 8 --warmup 3 --repeat 3 --quiet-wait 5
 	$(BIN)/python -m bench.indexing throughput --n 3000 --backends onnx-int8-mixed --batch-sizes 128 --repeat 3 --load-wait 10
+
+bench-locomo: $(STAMP)   ## search quality on LoCoMo dev (../shared/data/locomo; --data for another file) next to BM25
+	# rank-bm25 is the baseline's only package outside the test lock (the `bench` extra).
+	$(BIN)/python -m pip install --quiet rank-bm25==0.2.2
+	$(BIN)/python -m bench.locomo.run --modes hybrid
 
 bench-append: $(STAMP)   ## append throughput benchmark (prints figures)
 	$(BIN)/python -m bench.append

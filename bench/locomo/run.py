@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import math
 import platform
@@ -335,6 +336,12 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="skip conversations already loaded (--database)")
     ap.add_argument("--json", type=Path, help="write the full report here")
     args = ap.parse_args()
+    if importlib.util.find_spec("rank_bm25") is None:
+        # Checked before the ingest (minutes) rather than at the baseline, where it would crash.
+        sys.exit(
+            "bench/locomo: the BM25 baseline needs rank-bm25 (the `bench` extra, not in the test lock): "
+            "`make bench-locomo` installs it, or `.venv/bin/pip install rank-bm25==0.2.2`"
+        )
     from app.logging import configure_logging
 
     configure_logging("warning", json=False)
