@@ -17,12 +17,12 @@ from app.ai.local_fact_extractor import extract_facts
 SAID_AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
-def facts(text: str, *, name: str | None = "Caroline") -> list[tuple[str | None, str]]:
+def facts(text: str, *, name: str | None = "Priya") -> list[tuple[str | None, str]]:
     t = TurnRef(1, "user", name, text, SAID_AT, uuid.uuid5(uuid.NAMESPACE_URL, text))
     return [(c.subject, c.content) for c in extract_facts([t])]
 
 
-def told(text: str, *, name: str | None = "Caroline") -> list[str]:
+def told(text: str, *, name: str | None = "Priya") -> list[str]:
     return [content for subject, content in facts(text, name=name) if subject is None]
 
 
@@ -32,15 +32,15 @@ def told(text: str, *, name: str | None = "Caroline") -> list[str]:
         # a lead phrase before the speaker's clause drops out
         (
             "Since we last talked, I took my nephews to the aquarium yesterday.",
-            "Took Caroline's nephews to the aquarium yesterday (2023-05-07).",
+            "Took Priya's nephews to the aquarium yesterday (2023-05-07).",
         ),
         (
             "Apart from work, I'm coaching a junior chess club at the library.",
             "Is coaching a junior chess club at the library.",
         ),
         (
-            "Ten years on, and I've finally found my real calling: teaching music.",
-            "Has finally found Caroline's real calling: teaching music.",
+            "Ten years on, and I've finally found my true calling: teaching music.",
+            "Has finally found Priya's true calling: teaching music.",
         ),
         # ... and its time word dates what follows
         (
@@ -50,7 +50,7 @@ def told(text: str, *, name: str | None = "Caroline") -> list[str]:
         # ... but never a plan: "yesterday" is when the job was lost, not when the business starts
         (
             "The bakery closed yesterday, so I'm gonna open my own food truck.",
-            "Is gonna open Caroline's own food truck.",
+            "Is gonna open Priya's own food truck.",
         ),
         # "we're" doing something, or "we" and a habit, with a date or an own thing: the speaker's
         (
@@ -59,7 +59,7 @@ def told(text: str, *, name: str | None = "Caroline") -> list[str]:
         ),
         (
             "We always go fishing at the lake with my parents.",
-            "Always goes fishing at the lake with Caroline's parents.",
+            "Always goes fishing at the lake with Priya's parents.",
         ),
         # a hedge in a later clause leaves the first clause standing
         (
@@ -72,7 +72,7 @@ def told(text: str, *, name: str | None = "Caroline") -> list[str]:
         ),
         (
             "Gardening at the community plot made me feel calm and useful, even if just for an hour.",
-            "Gardening at the community plot made Caroline feel calm and useful.",
+            "Gardening at the community plot made Priya feel calm and useful.",
         ),
     ],
 )
@@ -113,8 +113,8 @@ def test_near_misses_give_nothing(text: str) -> None:
 
 def test_a_named_speakers_slot_fact_names_whose() -> None:
     text = "Yeah, my goal is to improve my running pace."
-    assert ("plan:improve running pace", "Plans to improve John's running pace.") in facts(text, name="John")
+    assert ("plan:improve running pace", "Plans to improve Theo's running pace.") in facts(text, name="Theo")
     # with no name, the user's own stay "their"
     assert ("plan:improve running pace", "Plans to improve their running pace.") in facts(text, name=None)
     # a told experience already names the speaker; nothing else of the sentence changes
-    assert not any("their" in content for _, content in facts(text, name="John"))
+    assert not any("their" in content for _, content in facts(text, name="Theo"))

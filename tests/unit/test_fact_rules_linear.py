@@ -114,7 +114,7 @@ def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st
         ("We went " * 48 + "there. ") * 30,
         ("Been doing " * 36 + "well. ") * 30,
         ("Here's a pic of my " * 20 + "dog. ") * 30,
-        ("Yep Jon, " * 44 + "ok. ") * 30,
+        ("Yep Theo, " * 44 + "ok. ") * 30,
         ("So much - " * 40 + "I went. ") * 30,
         ("Art is special to me " * 19 + "too. ") * 30,
         # the precision round (issue 12, session 9): lists cut at a clause or a preposition, the
@@ -180,7 +180,7 @@ def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:
     spent = _cpu(text)
     assert spent < _bound(text), (len(text), spent)
     # A named second speaker is read the same way, within the same bound.
-    assert _cpu(text, role="assistant", name="Caroline") < _bound(text)
+    assert _cpu(text, role="assistant", name="Priya") < _bound(text)
 
 
 @settings(max_examples=40, deadline=None)

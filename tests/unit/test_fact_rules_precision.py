@@ -15,7 +15,7 @@ from app.ai.local_fact_extractor import extract_facts
 SAID_AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
-def facts(text: str, *, name: str | None = "Nate", role: str = "assistant") -> list[str]:
+def facts(text: str, *, name: str | None = "Theo", role: str = "assistant") -> list[str]:
     t = TurnRef(1, role, name, text, SAID_AT, uuid.uuid5(uuid.NAMESPACE_URL, text))
     return [c.content for c in extract_facts([t])]
 
@@ -25,18 +25,18 @@ def facts(text: str, *, name: str | None = "Nate", role: str = "assistant") -> l
     [
         # A liking's list ends at a clause: "they're a great escape" is no thing liked.
         (
-            "I love horror and sci-fi films, they're a great escape from work.",
-            ["Likes horror.", "Likes sci-fi films."],
+            "I love jazz and blues records, they're a real comfort after work.",
+            ["Likes jazz.", "Likes blues records."],
         ),
         (
-            "I also enjoy rock climbing, it's a great way to switch off.",
-            ["Likes rock climbing.", "Also enjoys rock climbing, it's a great way to switch off."],
+            "I also enjoy rock climbing, it's a fine way to unwind.",
+            ["Likes rock climbing.", "Also enjoys rock climbing, it's a fine way to unwind."],
         ),
         # What follows an item with a preposition belongs to that preposition's object.
-        ("I love books about history and philosophy.", ["Likes books about history."]),
+        ("I love podcasts about cooking and travel.", ["Likes podcasts about cooking."]),
         # "the" reaches over the whole list: a reaction to what was just shown, not a taste.
-        ("Wow! I love the dark clouds and green hills.", []),
-        ("Looks tasty. I love the color and texture.", []),
+        ("Wow! I love the tall pines and blue lake.", []),
+        ("Looks cozy. I love the pattern and stitching.", []),
         # A possessive ends a name: the relative is Leo, whose birthday it was.
         ("That trip was for my son Leo's birthday, so much fun.", ["Has a son named Leo."]),
     ],
@@ -48,9 +48,9 @@ def test_objects_and_names_read_as_what_they_are(text: str, expected: list[str])
 @pytest.mark.parametrize(
     ("text", "name", "role"),
     [
-        ("It's great! Looky here, I got this new pup for you!", "Nate", "assistant"),  # an interjection
-        ("Looky here, I got this new pup for you!", None, "user"),  # likewise, unnamed
-        ("Hi, I'm Jo!", "Nate", "assistant"),  # a named speaker's name is known: not another one
+        ("It's great! Looky here, I found this old map for you!", "Theo", "assistant"),  # an interjection
+        ("Looky here, I found this old map for you!", None, "user"),  # likewise, unnamed
+        ("Hi, I'm Jo!", "Theo", "assistant"),  # a named speaker's name is known: not another one
     ],
 )
 def test_only_the_speakers_own_name(text: str, name: str | None, role: str) -> None:
@@ -60,9 +60,9 @@ def test_only_the_speakers_own_name(text: str, name: str | None, role: str) -> N
 @pytest.mark.parametrize(
     ("text", "name", "role", "expected"),
     [
-        ("Nate here, 36, based in Chicago.", "Nate", "assistant", "Is named Nate."),
+        ("Theo here, 36, based in Chicago.", "Theo", "assistant", "Is named Theo."),
         ("Omar here!", None, "user", "Is named Omar."),
-        ("Call me Nat from now on.", "Nate", "assistant", "Is named Nat."),
+        ("Call me Sam from now on.", "Samuel", "assistant", "Is named Sam."),
     ],
 )
 def test_a_speaker_naming_themselves_is_still_read(
@@ -75,10 +75,10 @@ def test_a_speaker_naming_themselves_is_still_read(
     "text",
     [
         "I'm so excited to start the new season and work hard.",  # a mood, however much follows it
-        "I'm really looking forward to trying new recipes with the kids.",  # anticipation
-        "I'll do my best to find some help for the shelter.",  # a promise to the listener
-        "I need to find a better way to use my energy and focus.",  # resolve, no deed
-        "My family, music, and long walks by the river, for sure.",  # an answer's list, no clause
+        "I'm really looking forward to visiting new towns with my sister.",  # anticipation
+        "I'll do my best to get some tools for the workshop.",  # a promise to the listener
+        "I have to find a better way to use my weekends.",  # resolve, no deed
+        "My friends, books, and long swims in the sea, for sure.",  # an answer's list, no clause
         "I truly felt the warmth of the whole group helping out.",  # "truly" before a feeling verb
     ],
 )
@@ -91,16 +91,16 @@ def test_moods_resolve_and_fragments_give_no_told_fact(text: str) -> None:
     [
         # A sentence declined only for a pronoun in its later clause is read up to that clause.
         (
-            "I'm lucky to have my husband and kids; they keep me going.",
-            ["Is lucky to have Nate's husband and kids."],
+            "I'm lucky to have my wife and friends; they keep me steady.",
+            ["Is lucky to have Theo's wife and friends."],
         ),
         (
-            "I've always liked horses since I was a boy - they are so calm.",
-            ["Has always liked horses since Nate was a boy."],
+            "I've always liked trains since I was a boy - they are so grand.",
+            ["Has always liked trains since Theo was a boy."],
         ),
         (
-            "Last week I retrained as a welder with good results, and I feel drawn to it.",
-            ["Retrained as a welder with good results last week (week of 2023-05-01)."],
+            "Last week I retrained as a welder with solid marks, and I feel proud of it.",
+            ["Retrained as a welder with solid marks last week (week of 2023-05-01)."],
         ),
         # ... but not when the first clause points at the talk too, or the whole is hedged.
         ("They took me to the lake; they love it there.", []),
