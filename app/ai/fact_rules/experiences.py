@@ -1,35 +1,35 @@
-"""What a named person tells of their own life, as facts: "I went to a LGBTQ support group
-yesterday" said by Caroline -> "Went to a LGBTQ support group yesterday (2023-05-07)." [event].
+"""What a named person tells of their own life, as facts: "I went to a chess club meeting
+yesterday" said by Priya -> "Went to a chess club meeting yesterday (2023-05-07)." [event].
 
 The slot rules (the other modules here) read the few statements that fill a slot (a home, an
 employer, a diet). People in conversation mostly tell what they did, do and are about to do; this
 reads those, for a speaker with a name (the fact names them where the sentence did: "It made
-Caroline feel accepted"), in the third person (app.ai.third_person) with relative dates resolved.
+Priya feel welcome"), in the third person (app.ai.third_person) with relative dates resolved.
 
 Precise rather than broad. A sentence is read only when its clause opens with "I" or "my" (after
-greetings, fillers, a vocative "Yep Jon," or a lead clause before a dash at most), is a statement
+greetings, fillers, a vocative "Sure Theo," or a lead clause before a dash at most), is a statement
 (not a question, wish, hedge, supposition or someone else's words: the driver's tests), says
 nothing about the listener ("you"), and has at least MIN_CONTENT_WORDS words of substance after
-its subject (its verb counts when it is one of substance: "I cherish time with family"), so that
+its subject (its verb counts when it is one of substance: "I cherish mornings with friends"), so that
 "I'm so happy", "I agree", "I love that!" and "I'm off" say nothing. A sentence a slot rule has
 read is left to it, but for a liking, which keeps the rest of what the sentence tells.
 
 Also read as the speaker's (issue 12, LoCoMo recall round), each with its near-misses in
 tests/unit/test_fact_rules_told.py:
-- "we" and a past verb ("We went camping with the kids", "our" then the speaker's), and chat
-  without its "I" ("Took a short trip to Rome last week", "Been doing some promotion");
-- what affects the speaker, named in the sentence itself, not a pronoun ("Painting helps me
-  explore my identity", "X is important / special to me", "Dance is my stress relief") and a
-  gerund's clause with "my" judged ("Starting my own store is scary and rewarding");
+- "we" and a past verb ("We went fishing with the twins", "our" then the speaker's), and chat
+  without its "I" ("Took a quick drive to Lisbon last week", "Been doing some repairs");
+- what affects the speaker, named in the sentence itself, not a pronoun ("Knitting helps me
+  calm my thoughts", "X is important / special to me", "Gardening is my escape") and a
+  gerund's clause with "my" judged ("Opening my own bakery is tiring and fulfilling");
 - a belief about things in general, in the present, with a plural, gerund or listed mass-noun
-  subject, read up to its first clause break ("Flowers bring joy" -> "Thinks flowers bring joy.");
-- a photo of one's own things ("Here's a pic of my family camping" -> "Shared a photo of ...");
-- a mood with what the speaker does after it ("I'm thrilled to make a family for kids"; not "to
-  hear / see"), a liking the sentence names ("I love camping trips with my fam"), a past "when"
+  subject, read up to its first clause break ("Gardens bring calm" -> "Thinks gardens bring calm.");
+- a photo of one's own things ("Here's a photo of my brother fishing" -> "Shared a photo of ...");
+- a mood with what the speaker does after it ("I'm thrilled to build a shelter for dogs"; not "to
+  hear / see"), a liking the sentence names ("I love fishing trips with my brother"), a past "when"
   ("when I was a kid"), "my dream", a quoted title and "this month" no longer decline a sentence.
 Declined since (session 9 precision round): "I'm excited to ..." (a mood, as "so happy"), "I'm
 looking forward to ...", "I'll do my best to ...", "I need to find a better way to ..." (resolve,
-no deed), "My family, exercise, and friends, for sure" (an answer's list, no clause) and a feeling
+no deed), "My friends, books, and long swims, for sure" (an answer's list, no clause) and a feeling
 verb after "truly / honestly / genuinely".
 Read since session 10: a lead phrase before the clause ("Since we last talked, I took my nephews
 to the aquarium", "Apart from work, I'm coaching a chess club"; its time word dates a deed, never a
@@ -92,8 +92,8 @@ _MOODS = word_set(
     "overwhelmed thinking wondering sure believing appreciate appreciative honored honoured humbled touched "
     "busy"
 )
-# Resolve and anticipation rather than a deed: "I'll do my best to find some resources", "I need to
-# find a better way to focus", "I'm looking forward to trying out different flavors".
+# Resolve and anticipation rather than a deed: "I'll do my best to get some tools", "I need to
+# find a better way to rest", "I'm looking forward to visiting new towns".
 _RESOLVE = re.compile(
     r"^(?:(?:need|needs|have|got)\sto\s(?:find\sa\s(?:better\s)?way)\b|"
     r"(?:(?:always|really|so)\s)?(?:do|try)\smy\s(?:very\s)?best\b|"
@@ -114,10 +114,10 @@ _POINTING = re.compile(
     r"\bthis\s*(?:[.!?]|$)|"
     r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started|about|of|with|for)\s+"
     r"it\b|"
-    # "I haven't had one in ages", "I'm working on one with my group": one of what the talk named
+    # "I haven't had one in years", "I'm building one with my club": one of what the talk named
     r"\b(?:had|have|has|on|with|made|got|bought|tried|want|wanted|take|took|get|make|making)\s+one\b"
     r"(?!\s+of\b)|"
-    # any other "it" a verb takes ("I typically hold it for 30 seconds"), not one that opens a clause
+    # any other "it" a verb takes ("I usually stir it for 10 minutes"), not one that opens a clause
     r"\b(?!(?:and|but|so|because|cause|as|that|when|if|since|while|though|although|until|before|after|where)\b)"
     r"[a-z]+\s+it\b(?!\s*(?:'s|is|was|has|had|will|would|can|looks|seems|feels|felt|makes|made|gives|gave|helps|"
     r"helped|brings|brought|took|takes|really|just|also|all|turned|became|started|ended|went|got|keeps|kept)\b)",
@@ -150,15 +150,15 @@ _THAT_CONJUNCTION = re.compile(
     r"sure|means|meant|shows?|showed)\s+that\b",
     re.IGNORECASE,
 )
-# "I'm thrilled to make a family for kids", "I'm lucky to have my husband and kids": a mood word
+# "I'm thrilled to build a shelter for dogs", "I'm lucky to have my wife and friends": a mood word
 # with what the speaker does or has after it ("to hear / see / know" is about the talk).
 _GLAD_TO = re.compile(
     r"^(?:(?:so|really|very|also|super|truly)\s)?(?:thrilled|lucky|blessed|proud|stoked|pumped)\s"
     r"to\s(?!(?:hear|see|know|say|be|read|watch|help|get|chat|talk|share)\b)[a-z]"
 )
-# What affects the speaker, said with the speaker as object: "Painting helps me explore my
-# identity", "Creativity and family keep me at peace", "This necklace is super special to me",
-# "Dance is my stress relief". The subject is a thing or an activity the sentence names itself, not
+# What affects the speaker, said with the speaker as object: "Knitting helps me calm my
+# thoughts", "Music and friends keep me steady", "This old watch is super special to me",
+# "Gardening is my escape". The subject is a thing or an activity the sentence names itself, not
 # a pronoun ("it", "they", "this") that only the talk resolves.
 _NOT_THINGS = (
     r"it|it's|its|this|that|these|those|they|they're|he|she|there|here|what|which|who|everything|something|"
@@ -179,24 +179,24 @@ _AFFECTS_ME = re.compile(
     r"stress\s+(?:relief|fix|reliever)|outlet|thing|jam|life)\b)",
     re.IGNORECASE,
 )
-# What the speaker does, judged: "Starting my own store and taking risks is both scary and
-# rewarding", "Seeing my kids' smiles was so awesome" (a gerund's clause with "my" in it, then "is").
+# What the speaker does, judged: "Opening my own bakery and working nights is both tiring and
+# fulfilling", "Hearing my nephew's laugh was so lovely" (a gerund's clause with "my" in it, then "is").
 _DOING_MINE = re.compile(
     r"^(?:(?:and|so|well|also|yeah|yep|oh|honestly|plus|but)\b[\s,]*){0,2}"
     r"(?P<thing>(?!(?:some|no|any|every)?thing\b|morning\b|evening\b|spring\b)[a-z]+ing\s[^,;:.!?\-]{0,60}?\bmy\b[^,;:.!?\-]{0,60}?)\s(?:is|was|'s|has\s+been|are|were)\s",
     re.IGNORECASE,
 )
-# A belief the speaker states about things in general, in the present: "Flowers bring joy", "Family
-# moments make life awesome", "Dance has the power to bring us together", "Art's awesome for showing
-# us who we really are". The subject is plural, a gerund or a listed mass noun (never "the / this
+# A belief the speaker states about things in general, in the present: "Gardens bring calm", "Music
+# lessons make life brighter", "Music has a way of lifting a room", "Art's great for showing
+# us another view". The subject is plural, a gerund or a listed mass noun (never "the / this
 # / it / she", a name, or a thing the talk points at), so it is a view of the world the speaker
-# holds: "Thinks flowers bring joy."
+# holds: "Thinks gardens bring calm."
 _MASS = (
     r"art|music|dance|family|nature|life|love|creativity|friendship|kindness|support|self-care|health|"
     r"exercise|pottery|travel|education|therapy|community|change|growth|fashion|faith|hope|honesty|"
     r"patience|compassion|empathy|acceptance|guidance|teamwork|hard\swork|mental\shealth|family\stime"
 )
-# "-ing" words that judge rather than do: "Exciting to see what's in store" has no subject.
+# "-ing" words that judge rather than do: "Exciting to see what comes next" has no subject.
 _ING_ADJECTIVES = (
     r"(?:exciting|amazing|interesting|inspiring|annoying|boring|charming|stunning|touching|relaxing|refreshing|"
     r"rewarding|satisfying|surprising|encouraging|fascinating|heartwarming|uplifting|exhausting|frustrating|"
@@ -215,11 +215,11 @@ _BELIEF = re.compile(
     r"(?P<verb>'s|\s(?:(?:really|always|truly|sure|can|do|does|just)\s){0,2}(?:is|are|make|makes|bring|brings|help|"
     r"helps|give|gives|keep|keeps|has|have|teach|teaches|matter|matters|heal|heals|shape|shapes|connect|connects))\s",
 )
-# Chat leaves out the subject before a past verb only the writer's own life fits: "Took a short trip
-# last week to Rome", "Started hitting the gym last week", "Been doing some promotion for my
-# business"; and "We went camping with the kids", "We celebrated my daughter's birthday" tell what
-# the speaker did (with others): read as "I ...". A lead clause before a dash ("So much has
-# happened - I went to ...") is read from the dash.
+# Chat leaves out the subject before a past verb only the writer's own life fits: "Took a quick drive
+# last week to Lisbon", "Started learning the cello last week", "Been doing some repairs for my
+# bakery"; and "We went fishing with the twins", "We celebrated my son's graduation" tell what
+# the speaker did (with others): read as "I ...". A lead clause before a dash ("So much is
+# new - I joined ...") is read from the dash.
 _DASH_LEAD = re.compile(
     r"^[^-\u2013\u2014]{1,60}?\s[-\u2013\u2014]+\s(?=(?:i|i'm|i've|my|we)\b)", re.IGNORECASE
 )
@@ -250,7 +250,7 @@ def _spoken_for(text: str) -> str:
         return text
     lead = m.group("lead")
     if not _ANCHOR.search(text, m.end("lead") + 1):
-        return text  # "We hiked, swam and made great memories": of what, when, is the talk's
+        return text  # "We sang, cooked and told old stories": of what, when, is the talk's
     if m.group("been"):
         return f"{lead}I've b{text[m.start('been') + 1 :]}"
     if m.group("were") or m.group("habit"):
@@ -263,13 +263,13 @@ def _spoken_for(text: str) -> str:
     return f"{lead}I {rest[:1].lower()}{rest[1:]}"
 
 
-# A greeting and the listener's name before the clause: "Yeah, Caroline, my family's been great".
+# A greeting and the listener's name before the clause: "Yeah, Priya, my garden's been lovely".
 _VOCATIVE = re.compile(
     r"^(?:(?:yeah|yep|yes|oh|thanks|wow|aw+|hey|hi|well|so|sure|totally|true)\b[\s,!]*){0,2}"
     r"(?-i:[A-Z][a-z]+)\s?,\s(?=[A-Za-z])",
     re.IGNORECASE,
 )
-# A photo the speaker shows of their own things: "Here's a pic of my family camping at the beach".
+# A photo the speaker shows of their own things: "Here's a photo of my brother fishing at the pier".
 _SHOWN_MINE = re.compile(
     r"^(?:(?:and|so|oh|yeah|yep|btw|also|look)\b[\s,!]*){0,2}(?:here's|here\s+is|check\s+out|this\s+is)\s"
     r"(?:a|the|one|an\s+old)?\s?(?:photo|pic|picture|snap|shot)s?\s(?:of|from)\s(?=my\s)",
@@ -328,8 +328,8 @@ def _believed(text: str, m: re.Match[str], speaker: str, at: datetime) -> Draft 
     restated, mine = restate(resolve_relative_dates(said, at), speaker)
     content = _TRAILING.sub("", restated).rstrip(" !.,\u2026")
     if not content or _ENDS_POINTING.search(content) or content.endswith(speaker):
-        return None  # "Art is so cool like that", "Dance is just Gina"
-    # "Pottery is a huge part of Melanie's life" is about the speaker already: said as it is.
+        return None  # "Music is so neat like that", "Cooking is just Priya"
+    # "Baking is a big part of Priya's life" is about the speaker already: said as it is.
     content = content if mine else f"Thinks {content[:1].lower()}{content[1:]}"
     return Draft(
         fact_sentence(content),
@@ -364,8 +364,8 @@ def _affecting(text: str, m: re.Match[str], speaker: str, at: datetime) -> Draft
     )
 
 
-# Where a first clause ends that stands without what follows: "I'm lucky to have my husband and
-# kids; they keep me motivated", "I joined a choir last week - they meet on Fridays".
+# Where a first clause ends that stands without what follows: "I'm lucky to have my wife and
+# friends; they keep me steady", "I joined a choir last week - they meet on Fridays".
 _FIRST_CLAUSE_END = re.compile(r";|\s[-\u2013\u2014]+\s|,\s(?:and|but|so|which)\s")
 
 
@@ -391,9 +391,9 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
     affected = _AFFECTS_ME.match(text) or _DOING_MINE.match(text)
     if affected is not None:
         return _affecting(text, affected, speaker, at)
-    text = _VOCATIVE.sub("", text, count=1)  # "Yep Jon, staying focused is key": not about Jon
+    text = _VOCATIVE.sub("", text, count=1)  # "Sure Theo, staying patient is vital": not about Theo
     shown = _SHOWN_MINE.match(text)
-    if shown is not None:  # "Here's a pic of my horse painting I did recently"
+    if shown is not None:  # "Here's a photo of my quilt I finished recently"
         text = f"I shared a photo of {text[shown.end() :]}"
     belief = _BELIEF.match(text[:1].lower() + text[1:])
     if belief is not None:
@@ -419,14 +419,14 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
         after = after[1:]  # the noun: "my kids love ..." says something of the kids
     while after and after[0] in _ADVERBS:
         after = after[1:]
-    # "I love camping trips with my fam", "I love all dances": a liking the sentence names itself.
+    # "I love fishing trips with my brother", "I love all sports": a liking the sentence names itself.
     liking = (
         len(after) > 2
         and after[0] in ("love", "loved")
         and (after[1].endswith("ing") or (after[1] == "all" and after[2] not in _VAGUE_OBJECTS | {"the"}))
     )
     if not after or (subject in ("i", "i'd", "i'll") and after[0] in _TALK_VERBS and not liking):
-        return None  # "I think ...", "I love that!"; not "I love camping trips with my fam"
+        return None  # "I think ...", "I love that!"; not "I love fishing trips with my brother"
     glad_to = _GLAD_TO.match(" ".join(after[:5])) if subject.endswith(("m", "'m")) else None
     if glad_to is None and subject.endswith(("m", "'m")) and any(w in _STATE_WORDS for w in after[:2]):
         return None  # "I'm so happy", "I'm off", "I'm not sure", "I'm feeling confident"
@@ -436,14 +436,14 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
     if subject != "my" and (verb in _EFFORT or (len(after) > 1 and after[1] in _VAGUE_OBJECTS)):
         return None  # "I'll keep pushing", "I won't give up", "I made it in class"
     if subject != "my" and _RESOLVE.match(" ".join(after[:6])):
-        return None  # "I'll do my best to find some resources", "I'm looking forward to trying ..."
+        return None  # "I'll do my best to get some tools", "I'm looking forward to visiting ..."
     if subject == "my" and re.match(r"\s*[\w'-]+\s?,", text[opening.end() :]):
         return None  # "My family, exercise, and friends, for sure": an answer's list, no clause
     if after[:2] == ["been", "doing"] and after[2:3] and after[2] in _STATE_WORDS:
         return None  # "I've been doing great lately": a mood
     if glad_to is None and any(w in _MOODS for w in after[:3]):
         return None  # "I'm really thankful for ...", "I'm gonna stay positive"
-    # A verb of substance counts as one of the words ("I cherish time with family"); "went", "got",
+    # A verb of substance counts as one of the words ("I cherish mornings with friends"); "went", "got",
     # "wanted" and the like do not.
     own = int(after[0] not in _WEAK_VERBS and len(_content(after[:1])) == 1)
     if len(_content(after[1:])) + own < MIN_CONTENT_WORDS:

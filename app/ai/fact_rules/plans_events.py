@@ -325,7 +325,7 @@ def _b_show_when(m: re.Match[str], s: Sentence) -> list[Draft]:
 
 
 def _b_signed_up(m: re.Match[str], s: Sentence) -> list[Draft]:
-    """ "I signed up for a pottery class, the first session is on May 3": taking it, then."""
+    """ "I signed up for a welding course, the first session is on May 3": taking it, then."""
     tail = s.tail(m.end())
     course = re.match(rf"\s*((?:an?|the|my)\s+)?((?:[\w-]+\s+){{0,2}}?(?:{STUDIES}))\b", tail, re.IGNORECASE)
     d = _future(s)

@@ -106,9 +106,9 @@ def _b_like(m: re.Match[str], s: Sentence) -> list[Draft]:
     items = objects(tail, max_words=5)
     if any(i.lower() in GRIPES or i.lower().startswith(("being ", "getting ")) for i in items):
         return []
-    # "I love the colors", "I love the self-acceptance theme": a reaction to what was just shown,
+    # "I love the colors", "I love the bold theme": a reaction to what was just shown,
     # not a taste; a liking of "the" one thing holds only for a few things everyone knows. The
-    # article reaches over the rest of the list: "I love the dark sky and green scenery".
+    # article reaches over the rest of the list: "I love the tall pines and blue lake".
     shown = next((n for n, i in enumerate(items) if _SHOWN.match(i)), len(items))
     items = items[:shown]
     return prefs(items, verb="Prefers" if verb.lower() == "prefer" else "Likes")
