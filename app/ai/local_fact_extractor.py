@@ -147,21 +147,21 @@ dating Julia." [partner] | "It was my birthday this week, 33 now" -> "Is 33 year
 is my favourite way to unwind", "ribs are my weakness / guilty pleasure" -> "Likes hiking." | "Got
 back from hiking, I try to go every Sunday" (how often, said) -> "Hikes." | "Got tickets for Bjork
 in May", "Arctic Monkeys concert in April", "I'm going to see Bjork live in May" -> "Plans to see
-Bjork ..." [plan:bjork] | "I signed up for a pottery class, the first session is on May 3" (dated)
--> "Plans to take a pottery class on ..." | "Steak is my favourite food" is a liking of steak
+Bjork ..." [plan:bjork] | "I signed up for a welding course, the first session is on May 3" (dated)
+-> "Plans to take a welding course on ..." | "Steak is my favourite food" is a liking of steak
 [likes:steak], which going vegetarian ends. Endings: "I handed in my notice at X" -> "Works at X."
 [employer]; "I'm not doing the pottery class after all", "I dropped out of the course" -> "Plans to
 take a pottery class." [plan:pottery class], which ends every plan whose key has those words.
 Not read: "my job at X" after "lost / quit / left / since", a liking of "my" something ("I love
-running my own studio") or of "the / that / your" one thing (a reaction to what was just shown:
+running my own bakery") or of "the / that / your" one thing (a reaction to what was just shown:
 "I love the colors"; the beach, the mountains, the piano and the like excepted). Since session 9:
-"the" reaches over the whole list ("I love the dark sky and green scenery" gives nothing); a list
-ends at a clause ("I love sci-fi movies, they're a great escape") and after an item with a
-preposition ("books about personal development and mindset" -> "books about personal
-development"); a name ends at its possessive ("my daughter Sara's birthday" -> "Sara"); and a
+"the" reaches over the whole list ("I love the tall pines and blue lake" gives nothing); a list
+ends at a clause ("I love blues records, they're a real comfort") and after an item with a
+preposition ("podcasts about cooking and travel" -> "podcasts about
+cooking"); a name ends at its possessive ("my daughter Sara's birthday" -> "Sara"); and a
 named speaker's name is known, so another read as theirs ("Looky here, ...", an interjection)
 is dropped. Since session 10 a named speaker's slot fact names whose where the rules wrote the
-speaker's "my" as "their" ("my goal is to improve my running pace" -> "Plans to improve John's
+speaker's "my" as "their" ("my goal is to improve my running pace" -> "Plans to improve Theo's
 running pace.").
 
 A bare answer to the assistant's last question counts as the statement it stands for: "Are you
@@ -530,8 +530,8 @@ def _turn_drafts(turn: TurnRef, previous: TurnRef | None, said_before: TurnRef |
         drafts = _sentence_drafts(raw, turn.created_at)
         if name:  # a named speaker's own name is known: another one read as theirs is a misreading
             drafts = [_named(d, name) for d in drafts if d.subject != "name" or _own_name(d.content, name)]
-        # A liking read from a sentence that tells more ("I'm passionate about dancing and it brings
-        # me so much joy") keeps the rest as told too; any other slot fact is the sentence's fact.
+        # A liking read from a sentence that tells more ("I'm passionate about sailing and it gives
+        # me so much peace") keeps the rest as told too; any other slot fact is the sentence's fact.
         if name and all(d.kind is FactKind.preference and not d.negated for d in drafts):
             drafts = [*drafts, *_told(raw, name, turn.created_at)]
         yield from drafts
@@ -550,8 +550,8 @@ _THEIR = re.compile(r"\btheir\b")
 
 
 def _own_name(content: str, name: str) -> bool:
-    """Whether "Is named X." names the speaker called `name` ("Looky here, I got this pup" is no
-    introduction from someone named Nate; "call me Jo" from Joanna is)."""
+    """Whether "Is named X." names the speaker called `name` ("Looky here, I found this map" is no
+    introduction from someone named Theo; "call me Sam" from Samuel is)."""
     said = content.removeprefix("Is named ").rstrip(".").casefold().split()
     known = name.casefold().split()
     return bool(said) and any(k.startswith(w) or w.startswith(k) for w in said[:1] for k in known)
@@ -564,7 +564,7 @@ def _told(raw: str, name: str, at: datetime) -> list[Draft]:
     if asking or not text or _SARCASM.search(text):
         return []
     # Masks keep every position of `plain` that of `text`: a hedge found in one is cut in the other.
-    plain = _TITLE.sub(_masked, text)  # a quoted title ("Brave" by Sara Bareilles) is no quote
+    plain = _TITLE.sub(_masked, text)  # a quoted title ("Treasure Island" by Stevenson) is no quote
     if '"' in plain:
         return []
     # A past "when" dates, it supposes nothing ("when I was a kid"); "my dream" is had, not dreamt.

@@ -710,7 +710,7 @@ NOTHING = [
     "Things at Google are wild, according to the news.", "I got an offer from Meta but turned it down.",
     "Ugh, being a parent is hard.", "He is my weakness.", "I'm in Paris right now.",
     # a job that ended, a liking of "my" something, a reaction to what was shown
-    "Since I lost my job at Door Dash, things have been tough.", "I love running my own studio.",
+    "Since I lost my job at Acme Foods, money has been tight.", "I love running my own bakery.",
     "Wow, I love the colors!",
 ]  # fmt: skip
 
@@ -883,7 +883,7 @@ def test_a_tail_saying_how_long_is_not_an_object_and_a_number_is_not_an_employer
 SAID_AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
-def told(text: str, *, role: str = "user", name: str | None = "Caroline") -> list[tuple[str, FactKind]]:
+def told(text: str, *, role: str = "user", name: str | None = "Priya") -> list[tuple[str, FactKind]]:
     t = TurnRef(1, role, name, text, SAID_AT, uuid.uuid5(uuid.NAMESPACE_URL, text))
     return [(c.content, c.kind) for c in extract_facts([t]) if c.subject is None]
 
@@ -892,44 +892,44 @@ def told(text: str, *, role: str = "user", name: str | None = "Caroline") -> lis
     ("text", "expected"),
     [
         (
-            "Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful.",
+            "Hey Sam! I went to a chess club meeting yesterday and it was so much fun.",
             [
                 (
-                    "Went to a LGBTQ support group yesterday (2023-05-07) and it was so powerful.",
+                    "Went to a chess club meeting yesterday (2023-05-07) and it was so much fun.",
                     FactKind.event,
                 )
             ],
         ),
         (
-            "Last Friday, I went to an LGBTQ+ counseling workshop for trans people.",
+            "Last Friday, I went to a first-aid workshop for new parents.",
             [
                 (
-                    "Went to an LGBTQ+ counseling workshop for trans people last friday (2023-05-05).",
+                    "Went to a first-aid workshop for new parents last friday (2023-05-05).",
                     FactKind.event,
                 )
             ],
         ),
         (
-            "I'm carving out some me-time each day for running, reading and my violin.",
+            "I'm setting aside some quiet time each evening for cycling, baking and my cello.",
             [
                 (
-                    "Is carving out some me-time each day for running, reading and Caroline's violin.",
+                    "Is setting aside some quiet time each evening for cycling, baking and Priya's cello.",
                     FactKind.other,
                 )
             ],
         ),
         (
-            "I'm going to a pottery workshop with my kids next week.",
+            "I'm going to a woodwork class with my nephews next week.",
             [
                 (
-                    "Is going to a pottery workshop with Caroline's kids next week (week of 2023-05-15).",
+                    "Is going to a woodwork class with Priya's nephews next week (week of 2023-05-15).",
                     FactKind.plan,
                 )
             ],
         ),
         (
-            "My kids love the beach and the nearby forest.",
-            [("Caroline's kids love the beach and the nearby forest.", FactKind.other)],
+            "My nephews love the harbour and the old castle.",
+            [("Priya's nephews love the harbour and the old castle.", FactKind.other)],
         ),
     ],
 )
@@ -938,8 +938,8 @@ def test_a_named_speaker_tells_experiences_in_the_third_person(
 ) -> None:
     assert told(text) == expected
     # The other named person of the talk (sent as `assistant` with a name) is read the same way.
-    assert [c for c, _ in told(text, role="assistant", name="Melanie")] == [
-        c.replace("Caroline", "Melanie") for c, _ in expected
+    assert [c for c, _ in told(text, role="assistant", name="Sam")] == [
+        c.replace("Priya", "Sam") for c, _ in expected
     ]
 
 
@@ -950,23 +950,23 @@ def test_a_named_speaker_tells_experiences_in_the_third_person(
         "I think I'll go to a support group next week.",  # a belief
         "If I went to a support group, I'd feel better.",  # a supposition
         "Maybe I'll visit the museum with the kids.",  # a hedge
-        "I'm so happy for you and your family!",  # a mood, about the listener
+        "I'm so glad for you and your crew!",  # a mood, about the listener
         "I really appreciate all the support from my friends.",  # thanks
         "I'm gonna keep pushing and working on my dreams.",  # encouragement
-        "I made it in pottery class yesterday.",  # "it": what is shown
-        "I do remember those dance classes at the studio.",  # "those": what is shown
-        "I agree, taking care of ourselves is so important.",  # about the talk
+        "I made it in cooking class yesterday.",  # "it": what is shown
+        "I do remember those swim lessons at the pool.",  # "those": what is shown
+        "I agree, resting well is so important.",  # about the talk
         "I went there.",  # too little to stand alone
         "She went to a support group yesterday.",  # someone else
-        "I had a blast there last month with my cousins.",  # "there": a place the talk named
+        "I had a great time there last month with my cousins.",  # "there": a place the talk named
         "I first watched it around three years ago with my brother.",  # "it": a thing the talk named
-        "I'm obsessed with those, so I made a poster for the shop.",  # "those": what is shown
-        "I'm trying to stay positive, but it's tough.",  # a mood
-        "I've been keeping busy since we last talked.",  # says nothing
-        "I really admire his work ethic and dedication to the game.",  # "his": someone the talk knows
-        "I started volunteering here about a year ago at the shelter.",  # "here": where the talk is
-        "I'm a huge fan of it, that's why I go every week.",  # "it": what the talk named
-        "I don't have to stress about it, so I can enjoy my movies and games.",  # likewise
+        "I'm hooked on those, so I made a sign for the shop.",  # "those": what is shown
+        "I'm trying to stay calm, but it's hard.",  # a mood
+        "I've been keeping busy since our last chat.",  # says nothing
+        "I really admire his patience and care for the garden.",  # "his": someone the talk knows
+        "I started helping out here about two years ago at the library.",  # "here": where the talk is
+        "I'm a big believer in it, that's why I go every week.",  # "it": what the talk named
+        "I don't need to worry about it, so I can enjoy my books and puzzles.",  # likewise
     ],
 )
 def test_what_is_not_a_told_experience(text: str) -> None:
@@ -974,6 +974,6 @@ def test_what_is_not_a_told_experience(text: str) -> None:
 
 
 def test_an_unnamed_speaker_tells_no_experiences() -> None:
-    """The fact names its speaker where the sentence did ("Caroline's kids"): without a name there
+    """The fact names its speaker where the sentence did ("Priya's nephews"): without a name there
     is no one to name, and the slot rules alone read the turn."""
-    assert told("I went to a LGBTQ support group yesterday and it was so powerful.", name=None) == []
+    assert told("I went to a chess club meeting yesterday and it was so much fun.", name=None) == []
