@@ -246,70 +246,68 @@ async def test_local_summary_keeps_facts_and_drops_filler(summarizer: LocalSumma
 @pytest.mark.parametrize(
     ("said", "restated"),
     [
-        ("I went to a support group yesterday.", "Caroline went to a support group yesterday."),
+        ("I went to a chess club yesterday.", "Priya went to a chess club yesterday."),
         (
-            "It made me feel accepted and gave me courage.",
-            "It made Caroline feel accepted and gave Caroline courage.",
+            "It made me feel welcome and gave me hope.",
+            "It made Priya feel welcome and gave Priya hope.",
         ),
         (
-            "I'm keen on counseling - I'd love to help.",
-            "Caroline is keen on counseling - Caroline would love to help.",
+            "I'm keen on nursing - I'd love to help.",
+            "Priya is keen on nursing - Priya would love to help.",
         ),
-        ("I'd been there before.", "Caroline had been there before."),
+        ("I'd been there before.", "Priya had been there before."),
         (
             "I really love hiking and I go every week.",
-            "Caroline really loves hiking and Caroline goes every week.",
+            "Priya really loves hiking and Priya goes every week.",
         ),
-        ("I don't eat fish anymore.", "Caroline doesn't eat fish anymore."),
-        ("I've got two kids and I watch them.", "Caroline has got two kids and Caroline watches them."),
+        ("I don't eat fish anymore.", "Priya doesn't eat fish anymore."),
+        ("I've got two kids and I watch them.", "Priya has got two kids and Priya watches them."),
         (
             "Your painting is lovely, you're so talented!",
-            "Melanie's painting is lovely, Melanie is so talented!",
+            "Sam's painting is lovely, Sam is so talented!",
         ),
-        ("Thank you for the tips.", "Thank Melanie for the tips."),
+        ("Thank you for the tips.", "Thank Sam for the tips."),
         ("It is raining.", "It is raining."),
     ],
 )
 def test_first_person_is_restated_in_the_third_person(said: str, restated: str) -> None:
-    text, changed = restate(said, "Caroline", listener="Melanie")
+    text, changed = restate(said, "Priya", listener="Sam")
     assert (text, changed) == (restated, said != restated)
 
 
 def test_we_needs_its_label() -> None:
-    assert stands_alone("Caroline went hiking.", "Caroline")
-    assert not stands_alone("We're moving with Caroline's dog.", "Caroline")
-    assert not stands_alone("Melanie is lovely.", "Caroline")
+    assert stands_alone("Priya went hiking.", "Priya")
+    assert not stands_alone("We're moving with Priya's dog.", "Priya")
+    assert not stands_alone("Sam is lovely.", "Priya")
 
 
 TALK = [
-    Turn(1, "user", "Caroline", "Hey Mel! Good to see you! How have you been?", LOCOMO_AT),
+    Turn(1, "user", "Priya", "Hey Sam! Nice to see you! How's your week been?", LOCOMO_AT),
     Turn(
         2,
         "assistant",
-        "Melanie",
-        "Hey Caroline! I'm swamped with the kids & work. What's up with you?",
+        "Sam",
+        "Hey Priya! I'm buried in deadlines & chores. What's new with you?",
         LOCOMO_AT,
     ),
-    Turn(
-        3, "user", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.", LOCOMO_AT
-    ),
-    Turn(4, "assistant", "Melanie", "Wow, that's cool! Did you hear any inspiring stories?", LOCOMO_AT),
+    Turn(3, "user", "Priya", "I went to a chess club meeting yesterday and it was so much fun.", LOCOMO_AT),
+    Turn(4, "assistant", "Sam", "Oh, that's neat! Did you meet any good players?", LOCOMO_AT),
     Turn(
         5,
         "user",
-        "Caroline",
-        "The transgender stories were so inspiring! It made me feel accepted.",
+        "Priya",
+        "The older players were so generous! It made me feel welcome.",
         LOCOMO_AT,
     ),
     Turn(
         6,
         "assistant",
-        "Melanie",
-        "You've got guts. I painted a lake sunrise last year, it's special to me.",
+        "Sam",
+        "You've got nerve. I built a birdhouse last year, it's special to me.",
         LOCOMO_AT,
     ),
-    Turn(7, "user", "Caroline", "Thanks, Melanie! Well, I'm off to go do some research.", LOCOMO_AT),
-    Turn(8, "assistant", "Melanie", "I'm off to go swimming with the kids. Talk to you soon!", LOCOMO_AT),
+    Turn(7, "user", "Priya", "Thanks, Sam! Well, I'm off to go cook dinner.", LOCOMO_AT),
+    Turn(8, "assistant", "Sam", "I'm off to go cycling with my brother. Talk to you soon!", LOCOMO_AT),
 ]
 
 
@@ -317,10 +315,10 @@ async def test_a_talk_between_named_people_is_summarised_about_them(summarizer: 
     """Who talked and when, then what each of them said in the third person with relative dates
     resolved: a summary read later (or by someone else) needs no "I" or "yesterday" resolved."""
     out = await summarizer.summarize(previous=None, turns=TALK, max_tokens=90)
-    assert out.startswith("[2023-05-08] Caroline and Melanie talked on 8 May 2023 at 1:56 pm.")
-    assert "Caroline went to a LGBTQ support group yesterday (2023-05-07)" in out
+    assert out.startswith("[2023-05-08] Priya and Sam talked on 8 May 2023 at 1:56 pm.")
+    assert "Priya went to a chess club meeting yesterday (2023-05-07)" in out
     assert " I " not in f" {out} " and "I'm" not in out
-    assert "Melanie painted a lake sunrise last year" in out
+    assert "Sam is buried in deadlines & chores" in out
 
 
 async def test_a_tool_or_a_system_prompt_is_no_person_of_the_talk(summarizer: LocalSummarizer) -> None:
@@ -622,8 +620,8 @@ async def test_a_tight_max_tokens_folds_instead_of_copying(compressing: LocalSum
 
 
 def test_condense_strips_chat_but_keeps_what_changes_meaning() -> None:
-    assert condense("Wow, that's awesome, Caroline!") == "That's awesome!"
-    assert condense("Hey Mel! I went to a support group yesterday.") == "I went to a support group yesterday."
+    assert condense("Wow, that's awesome, Priya!") == "That's awesome!"
+    assert condense("Hey Sam! I went to a chess club yesterday.") == "I went to a chess club yesterday."
     assert condense("Oh wow, I really love it.") == "I love it."
     assert condense("No, I don't eat fish anymore.") == "No, I don't eat fish anymore."
     assert condense("So I went home.") == "So I went home."
