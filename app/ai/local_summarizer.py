@@ -63,7 +63,7 @@ WEIGHTS = {
 }
 CHANGE_WEIGHT = 1.0  # added to a statement that overrides an earlier one: where the plan ended up
 PREVIOUS_WEIGHT = 2.0  # a previous summary's statement stands for several turns
-OPENING_WEIGHT = 3.0  # "Caroline and Melanie talked on ...": cheap, and what a reader asks first
+OPENING_WEIGHT = 3.0  # "Priya and Sam talked on ...": cheap, and what a reader asks first
 _SUMMARY_LINE = re.compile(
     r"(?:\[(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})\]\s{0,3})?"
     r"(?:(?P<speaker>[^\W\d_][\w .'\u2019-]{0,63}?):\s{1,3})?"
@@ -79,7 +79,7 @@ class Statement:
     previous: bool
     role: str = ""  # of the turn it comes from ("" from a previous summary)
     named: bool = False  # the turn has a name (a person, even in the assistant role)
-    # Restated in the third person ("Caroline went ..."): it names its speaker, so it needs no label.
+    # Restated in the third person ("Priya went ..."): it names its speaker, so it needs no label.
     restated: bool = False
     weight: float = 1.0
     cost: int = 0  # tokens it adds to the rendered summary (with its line's label, estimated)
@@ -204,7 +204,7 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
                 if (person or (listener and turn.role in ("user", "assistant"))) and not low:
                     s.text, changed = restate(piece, speaker, listener=listener, me=person)
                     # Only a statement that names its speaker stands without the label: "You're
-                    # doing great" stays Melanie's opinion ("Melanie: Caroline is doing great").
+                    # doing great" stays Sam's opinion ("Sam: Priya is doing great").
                     s.restated = changed and stands_alone(s.text, speaker)
                 (filler if low else fresh).append(s)
     if not fresh and not draft.statements:
@@ -219,7 +219,7 @@ def prepare(previous: str | None, turns: Sequence[Turn], tokenizer: Tokenizer) -
 
 
 def _opening(names: list[str], turns: Sequence[Turn]) -> Statement | None:
-    """ "Caroline and Melanie talked on 8 May 2023 at 1:56 pm.": who talked and when, for a talk
+    """ "Priya and Sam talked on 3 March 2023 at 4:10 pm.": who talked and when, for a talk
     between named people (two or more), from its first turn's time."""
     if len(names) < 2:
         return None
@@ -244,7 +244,7 @@ def budget_for(draft: Draft, *, max_tokens: int, ratio: float | None) -> int:
 
 def render(kept: Sequence[Statement]) -> str:
     """Lines "[date] Speaker: statements" in conversation order; statements that name their
-    speaker ("Caroline went ...") need no label and share a line with their neighbours of the day."""
+    speaker ("Priya went ...") need no label and share a line with their neighbours of the day."""
     lines: list[str] = []
     last_day: str | None = None
     last: tuple[str | None, str | None] | None = None

@@ -1,10 +1,10 @@
 """A speaker's first-person sentence restated in the third person, about them by name.
 
-"I went to a support group yesterday and it made me feel accepted" said by Caroline reads, out of
-its conversation, as "Caroline went to a support group yesterday and it made Caroline feel
-accepted". Summaries and facts outlive the chat they come from: a reader (an agent, a person, the
+"I went to a chess club yesterday and it made me feel welcome" said by Priya reads, out of
+its conversation, as "Priya went to a chess club yesterday and it made Priya feel
+welcome". Summaries and facts outlive the chat they come from: a reader (an agent, a person, the
 embedding model) should not have to know who "I" was, and "you" said to the other person of a
-two-party talk is them ("Your painting is lovely" -> "Melanie's painting is lovely").
+two-party talk is them ("Your quilt is lovely" -> "Sam's quilt is lovely").
 
 Word by word, in one pass (linear in the sentence): "I" / "me" become the name, "my" / "mine" the
 name's, "myself" "themself"; a verb right after a replaced subject (past a few adverbs) agrees with

@@ -60,7 +60,7 @@ def message_text(*, name: str | None, content: str) -> str:
     return f"{who}: {content}" if who else content
 
 
-# A piece shorter than this many words ("Hey Mel!", "Wow.") is no sentence of its own for the
+# A piece shorter than this many words ("Hey Sam!", "Wow.") is no sentence of its own for the
 # sentence vectors: it joins the next one (or the last, at the end), so a greeting cannot match a
 # query by itself.
 SENTENCE_MIN_WORDS = 3

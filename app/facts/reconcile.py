@@ -368,7 +368,7 @@ def reconcile_speakers(
     facts: dict[str | None, SpeakerFacts],
     thresholds: Thresholds,
 ) -> list[Op]:
-    """Each speaker's candidates reconciled with that speaker's facts only: Caroline's home is not
+    """Each speaker's candidates reconciled with that speaker's facts only: Priya's home is not
     the user's."""
     ops: list[Op] = []
     for speaker in dict.fromkeys(c.speaker for c in candidates):

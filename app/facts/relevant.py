@@ -54,7 +54,7 @@ async def relevant_facts(
     half_life_days: float,
 ) -> list[dict[str, Any]]:
     """Up to `limit` facts as the memory answer shows them, best first. A fact about another
-    speaker than the user reads with their name ("Melanie: Lives in Lisbon.")."""
+    speaker than the user reads with their name ("Sam: Lives in Lisbon.")."""
     params: dict[str, Any] = {"t": tenant_id, "u": user_id, "n": limit, "min_score": min_score}
     if query_vector is not None:
         anchor = "CAST(:qv AS vector)"

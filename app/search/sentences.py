@@ -1,6 +1,6 @@
 """Hybrid's second look at its best candidates: the cosine of their best sentence.
 
-A long turn ("Hey Mel! Good to see you. Last weekend I joined a mentorship program ...") is one
+A long turn ("Hey Sam! Nice to see you. Last weekend I started a night class ...") is one
 mean-pooled vector in which its one relevant sentence is diluted by the others. The worker also
 embeds each sentence of a message of several (app/db/index_text.message_sentences, stored in
 `messages.sentence_vecs`); search reads them for its best `search_sentence_candidates` candidates

@@ -53,11 +53,11 @@ def test_the_index_text_carries_the_speaker_and_the_content_unchanged() -> None:
 
 
 def test_a_turn_of_several_sentences_is_also_indexed_sentence_by_sentence() -> None:
-    long = "Hey Mel! Good to see you. Last weekend I joined a mentorship program. It was amazing!"
-    assert message_sentences(name="Caroline", content=long) == [
-        "Caroline: Hey Mel! Good to see you.",  # a greeting of two words is no sentence of its own
-        "Caroline: Last weekend I joined a mentorship program.",
-        "Caroline: It was amazing!",
+    long = "Hey Sam! Nice to see you. Last weekend I started a night class. It was great!"
+    assert message_sentences(name="Priya", content=long) == [
+        "Priya: Hey Sam! Nice to see you.",  # a greeting of two words is no sentence of its own
+        "Priya: Last weekend I started a night class.",
+        "Priya: It was great!",
     ]
     assert message_sentences(name=None, content="Just one sentence here.") == []
     assert message_sentences(name="Ada", content="Wow. Thanks a lot!") == []  # one piece after joining

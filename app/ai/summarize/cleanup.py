@@ -29,7 +29,7 @@ FILLER = _words(
     amazing fantastic excellent lovely interesting exciting congratulations congrats really definitely
     exactly agreed good now then all"""
 )
-# Words a chat sentence opens with that carry nothing ("Wow, ", "Oh yeah! ", "Hey Mel! "). "No",
+# Words a chat sentence opens with that carry nothing ("Wow, ", "Oh yeah! ", "Hey Sam! "). "No",
 # "not" and "actually" are kept: they change what follows.
 _INTERJECTIONS = (
     r"(?:wow+|whoa+|oh+|ooh+|hey+|hi+|hello|yeah+|yes+|yep|yup|well|haha+|hah|lol|aww+|omg|totally|sure|"
@@ -40,12 +40,12 @@ _INTERJECTIONS = (
 _INTERJECTION = re.compile(
     rf"(?:{_INTERJECTIONS}\s{{1,3}}){{0,3}}{_INTERJECTIONS}\s{{0,2}}[,!.;:\u2026-]+\s{{0,3}}", re.IGNORECASE
 )
-# "Hey Mel! ", "Thanks, Sam. ": a greeting or thanks with the name of whom it is for.
+# "Hey Sam! ", "Thanks, Ana. ": a greeting or thanks with the name of whom it is for.
 _GREETING = re.compile(
     r"(?:hey+|hi+|hello|thanks|thank\s+you)[\s,]{1,3}[A-Z][a-z]{1,20}\s{0,2}[,!.;:\u2026-]+\s{0,3}",
     re.IGNORECASE,
 )
-_VOCATIVE_END = re.compile(r",\s{0,3}[A-Z][a-z]{1,20}(?P<stop>[!.?\u2026]{0,3})$")  # "..., Caroline!"
+_VOCATIVE_END = re.compile(r",\s{0,3}[A-Z][a-z]{1,20}(?P<stop>[!.?\u2026]{0,3})$")  # "..., Priya!"
 # Intensifiers and hedges that say nothing a summary needs ("really", "just", "you know").
 _HOLLOW = re.compile(
     r"\b(?:really|just|very|totally|literally|basically|definitely|absolutely|honestly|kind\s+of|"
@@ -103,7 +103,7 @@ def is_low_information(sentence: str) -> bool:
 
 def condense(sentence: str) -> str:
     """The sentence without its opening interjections and vocatives, a closing vocative, and
-    intensifiers; "" when nothing is left. ("Wow, that's so cool, Caroline!" -> "That's so cool!")"""
+    intensifiers; "" when nothing is left. ("Wow, that's so cool, Priya!" -> "That's so cool!")"""
     pos = 0
     while True:  # each round consumes at least one character: linear
         m = _GREETING.match(sentence, pos) or _INTERJECTION.match(sentence, pos)
