@@ -14,7 +14,7 @@ tests/api/test_summaries.py.
 
 Matching rule: the gold `session_summary` is split into sentences (its atomic statements); a
 statement is covered when some sentence of the produced summary, prefixed with its speaker
-("Caroline: I went to ..."), has a cosine >= THRESHOLD with it (the local embedding model). The
+("Priya: I went to ..."), has a cosine >= THRESHOLD with it (the local embedding model). The
 threshold was chosen by hand-labelling 50 (gold statement, best produced sentence) pairs of the
 tune split (bench/derived/labels.json holds only the verdicts, keyed by conversation, session and
 statement number) and taking the threshold that agrees best with them.

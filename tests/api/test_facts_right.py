@@ -103,23 +103,23 @@ async def test_i_meant_corrects_the_previous_statement_read_in_an_earlier_step(
 async def test_facts_about_every_named_speaker_are_kept_apart(api: httpx.AsyncClient) -> None:
     s = await _session(api, "pair")
     msgs = [
-        {"role": "user", "name": "Melanie", "content": "I live in Lisbon and I'm a nurse."},
-        {"role": "assistant", "name": "Caroline", "content": "Nice! I moved to Porto last year."},
+        {"role": "user", "name": "Sam", "content": "I live in Lisbon and I'm a nurse."},
+        {"role": "assistant", "name": "Priya", "content": "Nice! I moved to Porto last year."},
         {"role": "assistant", "content": "I live in the cloud."},  # a model: no source
     ]
     r = await api.post(f"/v1/sessions/{s}/messages", json={"messages": msgs})
     assert r.status_code == 201, r.text
     assert (await api.post(f"/v1/sessions/{s}/extract", params={"wait_seconds": 30})).json()["done"]
     facts = {(f["speaker"], f["content"]) for f in await _facts(api, "pair")}
-    assert facts == {(None, "Lives in Lisbon."), (None, "Works as a nurse."), ("Caroline", "Lives in Porto.")}
-    # Caroline's home does not end the user's: each speaker's slots are their own.
-    caroline = await _facts(api, "pair", speaker="Caroline")
-    assert [f["content"] for f in caroline] == ["Lives in Porto."]
+    assert facts == {(None, "Lives in Lisbon."), (None, "Works as a nurse."), ("Priya", "Lives in Porto.")}
+    # Priya's home does not end the user's: each speaker's slots are their own.
+    priya = await _facts(api, "pair", speaker="Priya")
+    assert [f["content"] for f in priya] == ["Lives in Porto."]
     mine = await _facts(api, "pair", speaker="")
     assert {f["content"] for f in mine} == {"Lives in Lisbon.", "Works as a nurse."}
     # The memory context says whose fact it is.
     memory = (await api.get(f"/v1/sessions/{s}/memory", params={"max_tokens": 2000})).json()
-    assert "Caroline: Lives in Porto." in {f["content"] for f in memory["facts"]}
+    assert "Priya: Lives in Porto." in {f["content"] for f in memory["facts"]}
 
 
 async def test_extract_does_not_answer_done_while_a_job_is_pending(api: httpx.AsyncClient) -> None:

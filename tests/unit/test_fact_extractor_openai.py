@@ -449,25 +449,25 @@ async def test_a_named_second_speaker_is_read_too(chat: tuple[ChatScript, str]) 
     a fact is about the speaker of the messages it cites (the first one's, when it mixes them)."""
     script, url = chat
     turns = [
-        _turn(1, "user", "I went to a support group yesterday.", name="Caroline"),
-        _turn(2, "assistant", "I painted a lake sunrise last year.", 1, name="Melanie"),
+        _turn(1, "user", "I went to a chess club yesterday.", name="Priya"),
+        _turn(2, "assistant", "I built a birdhouse last year.", 1, name="Sam"),
         _turn(3, "assistant", "How can I help?", 2),
     ]
     script.default = json_reply(
         {
             "facts": [
-                _fact("Went to a support group.", [1]),
-                _fact("Painted a lake sunrise.", [2, 1]),
+                _fact("Went to a chess club.", [1]),
+                _fact("Built a birdhouse.", [2, 1]),
                 _fact("Offers help.", [3]),  # an unnamed assistant is a model: no source
             ]
         }
     )
     got = await _extract(url, turns=turns)
     assert [(c.content, c.speaker, c.source_message_ids) for c in got] == [
-        ("Went to a support group.", None, (turns[0].message_id,)),
-        ("Painted a lake sunrise.", "Melanie", (turns[1].message_id,)),
+        ("Went to a chess club.", None, (turns[0].message_id,)),
+        ("Built a birdhouse.", "Sam", (turns[1].message_id,)),
     ]
-    # Melanie alone speaking is reason enough to ask.
+    # Sam alone speaking is reason enough to ask.
     script.requests.clear()
     await _extract(url, turns=[turns[1]])
     assert len(script.requests) == 1
