@@ -952,14 +952,14 @@ def test_a_named_speaker_tells_experiences_in_the_third_person(
         "Maybe I'll visit the museum with the kids.",  # a hedge
         "I'm so glad for you and your crew!",  # a mood, about the listener
         "I really appreciate all the support from my friends.",  # thanks
-        "I'm gonna keep pushing and working on my dreams.",  # encouragement
+        "I'm gonna keep pushing and training for my goals.",  # encouragement
         "I made it in cooking class yesterday.",  # "it": what is shown
         "I do remember those swim lessons at the pool.",  # "those": what is shown
         "I agree, resting well is so important.",  # about the talk
         "I went there.",  # too little to stand alone
         "She went to a support group yesterday.",  # someone else
         "I had a great time there last month with my cousins.",  # "there": a place the talk named
-        "I first watched it around three years ago with my brother.",  # "it": a thing the talk named
+        "I first saw it around five years ago with my cousin.",  # "it": a thing the talk named
         "I'm hooked on those, so I made a sign for the shop.",  # "those": what is shown
         "I'm trying to stay calm, but it's hard.",  # a mood
         "I've been keeping busy since our last chat.",  # says nothing

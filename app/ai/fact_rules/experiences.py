@@ -108,8 +108,8 @@ _POINTING = re.compile(
     # "this month" is a date, not a thing shown
     r"\b(?:this|that|these|those)\s+(?!is\b|was\b|'s\b|(?:week|weekend|month|year|summer|winter|spring|fall|"
     r"autumn|morning|afternoon|evening|season|semester|time)\b)[a-z]|'em\b|\bhere'?s\b|"
-    r"\bthose\b|\bthese\b(?!\s+days\b)|"  # "I'm obsessed with those": what is shown
-    # "I had a blast there", "I made this!", "I first watched it": a place or thing only the talk names
+    r"\bthose\b|\bthese\b(?!\s+days\b)|"  # "I'm hooked on those": what is shown
+    # "I had a great time there", "I made this!", "I first saw it": a place or thing only the talk names
     r"\b(?:there|here)\b(?!\s*(?:'s|is|are|was|were|has|have|isn't|aren't|wasn't|weren't)\b)|"
     r"\bthis\s*(?:[.!?]|$)|"
     r"\b(?:watched|saw|read|tried|bought|got|made|love|loved|liked|finished|started|about|of|with|for)\s+"
@@ -438,7 +438,7 @@ def _experience(text: str, speaker: str, at: datetime) -> Draft | None:
     if subject != "my" and _RESOLVE.match(" ".join(after[:6])):
         return None  # "I'll do my best to get some tools", "I'm looking forward to visiting ..."
     if subject == "my" and re.match(r"\s*[\w'-]+\s?,", text[opening.end() :]):
-        return None  # "My family, exercise, and friends, for sure": an answer's list, no clause
+        return None  # "My friends, books, and long swims, for sure": an answer's list, no clause
     if after[:2] == ["been", "doing"] and after[2:3] and after[2] in _STATE_WORDS:
         return None  # "I've been doing great lately": a mood
     if glad_to is None and any(w in _MOODS for w in after[:3]):

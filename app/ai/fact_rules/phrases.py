@@ -111,8 +111,8 @@ def objects(text: str, *, max_words: int = 4, max_items: int = 5) -> list[str]:
         return [whole] if checked(whole, max_words) else []
     items = [trim(p) for p in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", whole) if p.strip()]
     for n, item in enumerate(items[1:], 1):
-        # "fantasy movies, they're a great escape": a clause, which ends the list; "books about
-        # growth and mindset": what follows an item with a preposition is that preposition's.
+        # "blues records, they're a real comfort": a clause, which ends the list; "podcasts about
+        # cooking and travel": what follows an item with a preposition is that preposition's.
         if item.split()[0].lower() in _CLAUSE_SUBJECTS or _HAS_PREPOSITION.search(items[n - 1]):
             items = items[:n]
             break
