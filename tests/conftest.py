@@ -6,6 +6,7 @@ tests slow. Helpers live in tests/support/."""
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,14 @@ from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from tests.support.db import create_database
 from tests.support.model import load_local_model
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """No two tests may share an id: pytest-xdist's `--dist loadfile` keeps one item per id and
+    drops the others silently (the schemathesis cases once ran one operation of 56 that way)."""
+    shared = [nodeid for nodeid, n in Counter(item.nodeid for item in session.items).items() if n > 1]
+    if shared:
+        raise pytest.UsageError(f"tests sharing an id (pytest-xdist would run one of each): {shared[:5]}")
 
 
 @pytest.fixture(scope="session")
