@@ -10,17 +10,7 @@ import psutil
 
 from app.jobs.cpu import CpuPool
 from app.worker import CPU_RULES
-
-
-def _anonymous_kb(pid: int) -> tuple[int, int]:
-    """(anonymous memory, its proportional share) in kB, from smaps_rollup."""
-    fields: dict[str, int] = {}
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            name, _, rest = line.partition(":")
-            if rest.strip().endswith("kB"):
-                fields[name] = int(rest.split()[0])
-    return fields["Anonymous"], fields["Pss_Anon"]
+from tests.support.procs import anonymous_kb
 
 
 async def test_rule_children_come_from_a_preloaded_fork_server_and_share_its_pages() -> None:
@@ -33,7 +23,7 @@ async def test_rule_children_come_from_a_preloaded_fork_server_and_share_its_pag
         assert "forkserver" in " ".join(psutil.Process(server).cmdline())
         assert all(psutil.Process(c).ppid() == server for c in children)
         for pid in children:
-            anon, pss = _anonymous_kb(pid)
+            anon, pss = anonymous_kb(pid)
             # The rules' modules and the cl100k table (~45 MB) are the server's pages.
             assert pss < 0.6 * anon, (pid, anon, pss)
     finally:

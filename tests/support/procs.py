@@ -117,3 +117,15 @@ def start_worker(url: str, **env: str) -> subprocess.Popen[bytes]:
         env=engram_env(ENGRAM_DATABASE_URL=url, ENGRAM_MODEL_CACHE_DIR=str(MODEL_CACHE), **env),
         stderr=subprocess.PIPE,
     )
+
+
+def anonymous_kb(pid: int) -> tuple[int, int]:
+    """(anonymous memory, its proportional share) of a process in kB, from smaps_rollup: a forked
+    process whose pages are still its parent's has a share well below its total."""
+    fields: dict[str, int] = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if rest.strip().endswith("kB"):
+                fields[name] = int(rest.split()[0])
+    return fields["Anonymous"], fields["Pss_Anon"]

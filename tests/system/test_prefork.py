@@ -18,7 +18,7 @@ import pytest
 
 from app.db.embedded import EmbeddedPostgres
 from tests.support.db import create_database
-from tests.support.procs import Server, free_port
+from tests.support.procs import Server, anonymous_kb, free_port
 
 
 @pytest.fixture
@@ -59,17 +59,6 @@ def _serves(proc: psutil.Process, port: int) -> bool:
         return False
 
 
-def _anonymous_kb(pid: int) -> tuple[int, int]:
-    """(anonymous memory, its proportional share) in kB, from smaps_rollup."""
-    fields: dict[str, int] = {}
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            name, _, rest = line.partition(":")
-            if rest.strip().endswith("kB"):
-                fields[name] = int(rest.split()[0])
-    return fields["Anonymous"], fields["Pss_Anon"]
-
-
 def test_api_processes_are_forked_from_the_preloaded_supervisor_and_share_its_pages(server: Server) -> None:
     supervisor = psutil.Process(server.proc.pid)
     procs = _api_processes(server)
@@ -78,7 +67,7 @@ def test_api_processes_are_forked_from_the_preloaded_supervisor_and_share_its_pa
     assert supervisor.num_threads() == 1
     assert all(p.cmdline() == supervisor.cmdline() for p in procs)  # not `-c ...spawn_main(...)`
     for p in procs:
-        anon, pss = _anonymous_kb(p.pid)
+        anon, pss = anonymous_kb(p.pid)
         # Spawned, each process's anonymous memory is its own (PSS ~= RSS, ~90 MB of imports);
         # forked after the preload, much of it is shared with the supervisor and the sibling.
         assert pss < 0.75 * anon, (p.pid, anon, pss)
