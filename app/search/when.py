@@ -15,7 +15,7 @@ import calendar
 import re
 from datetime import UTC, date, datetime, timedelta
 
-from app.ai.relative_time import MONTHS, RelativeDate, find_relative_dates
+from app.ai.relative_time import MONTHS, WEEKDAYS, RelativeDate, find_relative_dates
 
 _MONTH = {m.lower(): i + 1 for i, m in enumerate(MONTHS)} | {
     m[:3].lower(): i + 1 for i, m in enumerate(MONTHS)
@@ -37,8 +37,8 @@ _ASKS_WHEN = re.compile(r"^\W*when\b|\bwhat\s+(?:date|day|month|year|time)\b|\bh
 # few days"), a weekday, a month or a year. One pattern rather than app/ai/relative_time's rules,
 # which resolve each phrase and cost ~0.2 ms a turn (a hybrid search ranks ~230). "May" is left
 # out: the modal verb is far more common than the month.
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS_NOT_MAY = "january|february|march|april|june|july|august|september|october|november|december"
+_WEEKDAYS = "|".join(WEEKDAYS)
+_MONTHS_NOT_MAY = "|".join(m.lower() for m in MONTHS if m != "May")
 _UNIT = "days?|weeks?|weekends?|months?|years?|nights?"
 _STATES_TIME = re.compile(
     rf"\b(?:yesterday|today|tonight|tomorrow|ago|weekends?|{_WEEKDAYS}|{_MONTHS_NOT_MAY}|(?:19|20)[0-9]{{2}}"

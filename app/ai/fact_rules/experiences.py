@@ -254,10 +254,10 @@ def _spoken_for(text: str) -> str:
     if m.group("been"):
         return f"{lead}I've b{text[m.start('been') + 1 :]}"
     if m.group("were") or m.group("habit"):
-        rest = _OUR.sub(lambda o: "My" if o.group()[0] == "O" else "my", text[m.end() :])
+        rest = _as_mine(text[m.end() :])
         return f"{lead}{'I' if m.group('habit') else 'I am'} {rest}"
     if m.group("we"):
-        rest = _OUR.sub(lambda o: "My" if o.group()[0] == "O" else "my", text[m.end("we") :])
+        rest = _as_mine(text[m.end("we") :])
         return f"{lead}I {rest}"
     rest = text[m.end("lead") :]
     return f"{lead}I {rest[:1].lower()}{rest[1:]}"
@@ -283,6 +283,13 @@ _ANCHOR = re.compile(
     re.IGNORECASE,
 )
 _OUR = re.compile(r"\bour\b", re.IGNORECASE)
+
+
+def _as_mine(text: str) -> str:
+    """What "we" told, as the speaker's: their "our" is "my"."""
+    return _OUR.sub(lambda o: "My" if o.group()[0] == "O" else "my", text)
+
+
 # A short lead phrase, then the speaker's clause: "Since we last talked, I took my nephews to the
 # aquarium", "Apart from work, I'm coaching a chess club", "Last week was hectic, I got interviewed".
 # The whole sentence has already been held to the statement checks; the phrase only drops out
