@@ -39,7 +39,7 @@ serve: $(STAMP)          ## install, then serve on 127.0.0.1:8000 with the embed
 	@echo "engram: starting: the embedded PostgreSQL, then the API (a first run also exports the model, ~30 s)"
 	$(BIN)/engram serve
 
-test: $(STAMP)           ## install, then lint, type-check and run every test
+test: $(STAMP)           ## install, then lint, type-check and run every test (every property test's full examples)
 	scripts/ensure-redis
 	scripts/ensure-chromium
 	$(BIN)/ruff check .
@@ -47,9 +47,11 @@ test: $(STAMP)           ## install, then lint, type-check and run every test
 	$(BIN)/mypy
 	$(PYTEST)
 
-test-fast: $(STAMP)      ## the quick loop: tests/unit and tests/api without the `slow` ones (no lint)
+# The quick loop draws a fifth of each property test's examples, the schemathesis run's included
+# (the `quick` Hypothesis profile, tests/support/examples.py); `make test` and CI draw all of them.
+test-fast: $(STAMP)      ## the quick loop: tests/unit and tests/api without the `slow` ones, a fifth of the property tests' examples (no lint)
 	scripts/ensure-redis
-	$(PYTEST) tests/unit tests/api -m "not slow"
+	$(PYTEST) tests/unit tests/api -m "not slow" --hypothesis-profile=quick
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy

@@ -14,6 +14,7 @@ import pytest
 
 from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres, start_embedded
+from tests.support import examples as _examples  # noqa: F401  registers the `quick` Hypothesis profile
 from tests.support.db import create_database
 from tests.support.model import load_local_model
 

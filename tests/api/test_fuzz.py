@@ -34,11 +34,13 @@ from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
 from tests.support.app import ADMIN_TOKEN, STARTUP, make_settings
 from tests.support.db import create_database
+from tests.support.examples import examples
 from tests.support.openai_stub import serve_app
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 # Per operation, on top of schemathesis' boundary cases (~30 each); FUZZ_EXAMPLES=500 digs deeper.
-MAX_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "50"))
+# `make test-fast` (the `quick` Hypothesis profile) draws a fifth of them, `make test` and CI all.
+MAX_EXAMPLES = examples(int(os.environ.get("FUZZ_EXAMPLES", "50")))
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import itertools
 import tomllib
 from pathlib import Path
 
@@ -71,3 +72,20 @@ def test_the_lock_carries_the_adapters_frameworks_and_never_pypis_engram_client(
     for name, req in wanted.items():
         assert name in pinned and pinned[name] in req.specifier, (name, pinned.get(name))
     assert "engram-client" not in pinned
+
+
+def _recipe(makefile: str, target: str) -> str:
+    """The recipe lines of one Makefile target."""
+    lines = makefile.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    return "\n".join(line for line in itertools.takewhile(lambda s: s.startswith("\t"), lines[start + 1 :]))
+
+
+def test_only_the_quick_loop_draws_fewer_examples() -> None:
+    """`make test` (and CI, which runs it) draws every example of every property test; only
+    `make test-fast` loads the `quick` Hypothesis profile (tests/support/examples.py)."""
+    makefile = (ROOT / "Makefile").read_text()
+    pytest_line = next(line for line in makefile.splitlines() if line.startswith("PYTEST ="))
+    assert "hypothesis-profile" not in pytest_line + _recipe(makefile, "test")
+    assert "--hypothesis-profile=quick" in _recipe(makefile, "test-fast")
+    assert "make test\n" in (ROOT / ".ci" / "run").read_text()

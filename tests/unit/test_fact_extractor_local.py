@@ -17,6 +17,7 @@ from structlog.testing import capture_logs
 from app.ai.fact_extractor import FactCandidate, FactKind, TurnRef
 from app.ai.fact_rules.stated_dates import Tense, find_stated_dates
 from app.ai.local_fact_extractor import MAX_CHARS, LocalFactExtractor, extract_facts
+from tests.support.examples import examples
 
 AT = datetime(2026, 11, 20, 15, 30, tzinfo=UTC)  # a Friday
 
@@ -816,7 +817,7 @@ async def test_the_extractor_object() -> None:
 # --- robustness ------------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=600))
 def test_any_text_never_raises(text: str) -> None:
     for c in extract_facts([turn(text)]):
@@ -832,7 +833,7 @@ _PIECES = st.sampled_from([
 ])  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PIECES, max_size=40))
 def test_sentence_like_noise_never_raises(pieces: list[str]) -> None:
     text = " ".join(pieces)

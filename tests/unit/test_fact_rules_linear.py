@@ -18,6 +18,7 @@ from app.ai.fact_extractor import TurnRef
 from app.ai.fact_rules import RULES, Rule
 from app.ai.local_fact_extractor import MAX_CHARS, extract_facts, normalise
 from app.facts.reconcile import normalize
+from tests.support.examples import examples
 
 AT = datetime(2026, 5, 1, tzinfo=UTC)
 # CPU seconds: a fixed part, then per character read (a message is read up to MAX_CHARS).
@@ -77,7 +78,7 @@ def _bound(text: str) -> float:
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_each_rule_runs_in_linear_time_on_adversarial_input(rule: Rule, data: st.DataObject) -> None:
     text = data.draw(_adversarial(rule))
@@ -183,7 +184,7 @@ def test_known_worst_shapes_stay_within_the_bound(text: str) -> None:
     assert _cpu(text, role="assistant", name="Priya") < _bound(text)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.text(st.sampled_from(" \t\n\u00a0\u3000abc.,!?;:I'm-"), min_size=0, max_size=20_000))
 def test_normalise_and_the_fact_comparison_form_are_linear(text: str) -> None:
     started = time.process_time()
