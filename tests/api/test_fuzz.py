@@ -144,7 +144,8 @@ def served(pg: EmbeddedPostgres) -> Iterator[str]:
     url = asyncio.run(create_database(pg))
     with serve_app(create_app(make_settings(url))) as v1:
         base = v1.removesuffix("/v1")
-        with httpx.Client(base_url=base, timeout=30) as client:
+        # Seeding waits as long as a start-up: on a loaded machine one request took 24 s (30 timed out).
+        with httpx.Client(base_url=base, timeout=STARTUP) as client:
             deadline = time.monotonic() + STARTUP
             while not _healthy(client):
                 assert time.monotonic() < deadline, "the app did not start"
