@@ -108,8 +108,10 @@ def serve(
             uvicorn.run(APP, **options)
         else:
             # Imported once here and forked, so the API processes share those pages (app/prefork.py).
-            preload(settings.tokenizer)
-            failed = serve_forked(uvicorn.Config(APP, **options), settings.workers)
+            app = preload(settings)
+            if app is not None:
+                options["factory"] = False
+            failed = serve_forked(uvicorn.Config(app or APP, **options), settings.workers)
     finally:
         if embedded is not None:
             embedded.stop()

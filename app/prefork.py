@@ -10,10 +10,15 @@ gunicorn's `--preload`; gunicorn is not a dependency and uvicorn's supervisor ha
 so this is the few lines of it Engram needs: start N, restart one that dies, stop them all on
 SIGINT/SIGTERM after they drain.
 
+The supervisor also builds the app object (routes, their pydantic validators, the OpenAPI
+document the request metrics read their route templates from): ~13 MB PSS per process that each built
+for itself after the fork. Building it makes no connection either: the engine, Redis and the
+rest of the lifespan start in each process after the fork, as before.
+
 Nothing that does not survive a fork may exist in the supervisor before it forks: no thread, event
 loop, database or Redis connection, model session. Importing the app makes none (tests/system/
-test_prefork.py checks the parent has one thread); each process builds its app (`app_factory`:
-engine, Redis, the lifespan) after the fork, as before.
+test_prefork.py checks the parent has one thread). With tracing on (ENGRAM_OTEL=on) building the
+app starts the span exporter's thread, so then each process builds its own app after the fork.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ import socket
 import sys
 
 import uvicorn
+from starlette.types import ASGIApp
 from uvicorn.config import STARTUP_FAILURE
 
+from app.config import Settings, Switch
 from app.heap import freeze_startup
 
 _log = logging.getLogger("engram.serve")
@@ -40,15 +47,23 @@ PRELOAD = ("app.main", "app.http_server")
 _STOP = (signal.SIGINT, signal.SIGTERM)
 
 
-def preload(tokenizer: str) -> None:
-    """Import the app and load the token counter's table (tiktoken caches it per process), then
-    freeze: after this the supervisor builds nothing the API processes would not share."""
+def preload(settings: Settings) -> ASGIApp | None:
+    """Import the app, load the token counter's table (tiktoken caches it per process) and, with
+    tracing off, build the app every API process serves; then freeze: after this the supervisor
+    builds nothing the API processes would not share. None: each process builds its own (APP)."""
     from app.ai.tokenizer import Tokenizer
 
     for module in PRELOAD:
         importlib.import_module(module)
-    Tokenizer(tokenizer)  # the process's app builds its own, on the cached table
+    Tokenizer(settings.tokenizer)  # the process's app builds its own, on the cached table
+    app = None
+    if settings.otel is Switch.off:
+        from app.main import app_factory
+
+        app = app_factory()
+        app.openapi()  # built once here, not on each process's first request
     freeze_startup()
+    return app
 
 
 def serve_forked(config: uvicorn.Config, processes: int) -> int:

@@ -75,6 +75,29 @@ def test_api_processes_are_forked_from_the_preloaded_supervisor_and_share_its_pa
     assert r.status_code == 200
 
 
+def test_the_app_built_before_the_fork_serves_in_every_process(server: Server) -> None:
+    """Every request on a connection of its own (the kernel hands them to either process): the
+    prebuilt app's routes, its lean append and memory read, problem+json and request ids."""
+    sid = "prefork-session"
+    with httpx.Client(base_url=server.url, timeout=30, limits=httpx.Limits(max_keepalive_connections=0)) as c:
+        assert c.post("/v1/sessions", json={"session_id": sid, "user_id": "prefork-user"}).status_code == 201
+        for i in range(20):
+            r = c.post(
+                f"/v1/sessions/{sid}/messages",
+                json={"messages": [{"role": "user", "content": f"note {i}"}]},
+                headers={"X-Request-ID": f"prefork-{i}"},
+            )
+            assert r.status_code == 201, r.text
+            assert r.headers["x-request-id"] == f"prefork-{i}"
+            memory = c.get(f"/v1/sessions/{sid}/memory", params={"max_tokens": 500})
+            assert memory.status_code == 200
+            assert memory.json()["messages"][-1]["content"] == f"note {i}"
+            missing = c.get("/v1/sessions/no-such-session")
+            assert missing.status_code == 404
+            assert missing.headers["content-type"] == "application/problem+json"
+        assert c.get("/openapi.json").json()["info"]["title"] == "Engram"
+
+
 def test_a_dead_api_process_is_replaced_and_sigterm_stops_all_quickly(server: Server) -> None:
     first = _api_processes(server)
     os.kill(first[0].pid, signal.SIGKILL)
