@@ -154,7 +154,7 @@ def make_lifespan(
                 redis=redis,
                 embedder=embedder,
                 waker=Waker(redis, wake, quiet=tracing.quiet),
-                tokenizer=Tokenizer(settings.tokenizer),
+                tokenizer=Tokenizer(settings.tokenizer).load(),  # before the first request, not in it
                 limits=Limits(settings),
                 metrics=metrics,
                 keys=keys,

@@ -55,7 +55,7 @@ def preload(settings: Settings) -> ASGIApp | None:
 
     for module in PRELOAD:
         importlib.import_module(module)
-    Tokenizer(settings.tokenizer)  # the process's app builds its own, on the cached table
+    Tokenizer(settings.tokenizer).load()  # the process's app builds its own, on the cached table
     app = None
     if settings.otel is Switch.off:
         from app.main import app_factory

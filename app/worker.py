@@ -115,6 +115,7 @@ class Worker:
                 embedder=model,
                 tokenizer=tokenizer,
                 policy=SummaryPolicy.from_settings(settings),
+                offload=self.cpu,
             ),
             Extract(
                 extractor=self.extractor,

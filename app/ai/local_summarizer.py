@@ -22,7 +22,6 @@ the item's time budget; inline elsewhere), so they never hold the API's event lo
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Sequence
@@ -40,7 +39,7 @@ from app.ai.summarize.sentences import split_sentences as split_sentences
 from app.ai.summarize.sentences import truncate_to_tokens as truncate_to_tokens
 from app.ai.summarizer import Turn
 from app.ai.third_person import restate, stands_alone
-from app.ai.tokenizer import Tokenizer
+from app.ai.tokenizer import Tokenizer, named
 
 DEFAULT_RATIO = 0.3
 MIN_TOKENS = 48  # the least a summary is given, however short what it covers: a few statements
@@ -354,7 +353,7 @@ class LocalSummarizer:
         if not draft.statements:
             return ""
         if not turns:  # nothing new: the previous summary stands (within the budget)
-            return truncate_to_tokens(render(draft.statements), max_tokens, self._tokenizer)
+            return await self._offload(_truncate, name, render(draft.statements), max_tokens)
         vectors = await self._embedder.embed([s.text for s in draft.statements])
         budget = budget_for(draft, max_tokens=max_tokens, ratio=self._ratio)
         return await self._offload(_compose, name, draft, np.asarray(vectors), budget)
@@ -364,14 +363,13 @@ class LocalSummarizer:
 
 
 # The passes as module functions of a tokenizer's name, so a child process can run them.
-@functools.cache
-def _tokenizer(name: str) -> Tokenizer:
-    return Tokenizer(name)
-
-
 def _prepare(tokenizer: str, previous: str | None, turns: Sequence[Turn]) -> Draft:
-    return prepare(previous, turns, _tokenizer(tokenizer))
+    return prepare(previous, turns, named(tokenizer))
 
 
 def _compose(tokenizer: str, draft: Draft, vectors: Vectors, budget: int) -> str:
-    return compose(draft, vectors, budget=budget, tokenizer=_tokenizer(tokenizer))
+    return compose(draft, vectors, budget=budget, tokenizer=named(tokenizer))
+
+
+def _truncate(tokenizer: str, text: str, max_tokens: int) -> str:
+    return truncate_to_tokens(text, max_tokens, named(tokenizer))

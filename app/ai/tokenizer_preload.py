@@ -13,4 +13,4 @@ from app.config import Settings
 # The worker checked these settings when it started; should they fail here after all, each child
 # loads its table on first use, as without this module.
 with contextlib.suppress(Exception):
-    Tokenizer(Settings().tokenizer)
+    Tokenizer(Settings().tokenizer).load()

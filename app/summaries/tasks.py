@@ -19,8 +19,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
+from app.ai.offload import Offload, inline
 from app.ai.summarizer import Summarizer, Turn
-from app.ai.tokenizer import Tokenizer
+from app.ai.tokenizer import Tokenizer, count_tokens
 from app.crypto import fields
 from app.db.index_text import plain_tsv_sql
 from app.db.vectors import Vec, as_db_vector
@@ -52,6 +53,7 @@ class Due:
 @dataclass(frozen=True)
 class Summary:
     content: str
+    tokens: int
     vector: Vec
 
 
@@ -62,13 +64,22 @@ class Summarize:
     limit = 1
 
     def __init__(
-        self, *, summarizer: Summarizer, embedder: Embedder, tokenizer: Tokenizer, policy: SummaryPolicy
+        self,
+        *,
+        summarizer: Summarizer,
+        embedder: Embedder,
+        tokenizer: Tokenizer,
+        policy: SummaryPolicy,
+        offload: Offload = inline,
     ) -> None:
+        """`offload`: where the summary's tokens are counted. The worker passes its text-rule
+        children, which hold the token table, so its main process loads none (app.ai.tokenizer)."""
         self.summarizer = summarizer
         self.embedder = embedder
         self.rotation = Rotation()  # tenants take turns (app.jobs.fair)
         self.tokenizer = tokenizer
         self.policy = policy
+        self.offload = offload
 
     async def claim(self, conn: AsyncConnection) -> list[Due]:
         job = await queue.claim(conn, KIND, self.rotation)
@@ -113,7 +124,8 @@ class Summarize:
             previous=due.previous, turns=due.turns, max_tokens=self.policy.max_tokens
         )
         vector = (await self.embedder.embed([content]))[0]
-        return [Summary(content, as_db_vector(vector))]
+        tokens = await self.offload(count_tokens, self.tokenizer.name, content)
+        return [Summary(content, tokens, as_db_vector(vector))]
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Due, Summary | None]]) -> None:
         for due, summary in done:
@@ -133,7 +145,7 @@ class Summarize:
                         "c": fields.seal_text(
                             summary.content, tenant=t, table="summaries", field="content", row=summary_id
                         ),
-                        "tok": self.tokenizer.count(summary.content),
+                        "tok": summary.tokens,
                         "p": self.summarizer.name,
                         "v": summary.vector,
                         "kw": fields.keyword_text(summary.content),
