@@ -42,3 +42,10 @@ def pack_vectors(vectors: NDArray[np.float32]) -> bytes:
 def unpack_vectors(value: bytes, dim: int) -> NDArray[np.float32]:
     """`pack_vectors`'s bytes back as an (n, dim) float32 array."""
     return np.frombuffer(value, dtype="<f2").reshape(-1, dim).astype(np.float32)
+
+
+def unpack_many(values: list[bytes], dim: int) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
+    """Several rows' `pack_vectors` bytes as one (total, dim) float32 array, with how many vectors
+    each row holds (its run of rows in the array)."""
+    counts = np.fromiter((len(v) for v in values), np.int64, len(values)) // (np.dtype("<f2").itemsize * dim)
+    return unpack_vectors(b"".join(values), dim), counts

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from app.db.vectors import unpack_vectors
+from app.db.vectors import unpack_many
 from app.search import ranking
 from app.search import sql as q
 
@@ -30,11 +30,6 @@ SENTENCE_VECS = text(
     "SELECT message_id, sentence_vecs FROM messages "
     "WHERE tenant_id = :t AND message_id = ANY(CAST(:ids AS uuid[])) AND sentence_vecs IS NOT NULL"
 )
-
-
-def best_sentence(vectors: npt.NDArray[np.float32], query: npt.NDArray[np.float32]) -> float:
-    """The highest cosine of a message's sentence vectors (unit length) to the query's."""
-    return float(np.max(vectors @ query))
 
 
 def lift(whole: float, sentence: float, weight: float) -> float:
@@ -54,12 +49,20 @@ def apply(
     query_vec: npt.NDArray[np.float32],
     weight: float,
 ) -> None:
-    """Lift each of `top`'s cosine by its best sentence (`packed`: message id -> sentence_vecs)."""
+    """Lift each of `top`'s cosine by its best sentence (`packed`: message id -> sentence_vecs).
+
+    All their sentences in one matrix product, each message's best taken by `maximum.reduceat`
+    over its run of rows: one numpy call per step instead of three per message."""
     query = np.asarray(query_vec, dtype=np.float32)
-    for c in top:
-        vecs = packed.get(c.row["message_id"])
-        if vecs is not None and c.semantic is not None:
-            c.semantic = lift(c.semantic, best_sentence(unpack_vectors(vecs, query.shape[0]), query), weight)
+    dim = query.shape[0]
+    found = [(c, packed.get(c.row["message_id"])) for c in top if c.semantic is not None]
+    lifted = [(c, vecs) for c, vecs in found if vecs]
+    if not lifted:
+        return
+    matrix, rows = unpack_many([vecs for _, vecs in lifted], dim)
+    best = np.maximum.reduceat(matrix @ query, np.cumsum(rows) - rows)
+    for (c, _), sentence in zip(lifted, best.tolist(), strict=True):
+        c.semantic = lift(c.semantic or 0.0, sentence, weight)
 
 
 async def rescore(

@@ -55,8 +55,16 @@ async def search(
     scope = q.build_scope(tenant_id, req)
     fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None
     summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
-    await conn.execute(q.CUSTOM_PLANS)
-    pending = await _pending(conn, _pending_counts(tenant_id, req))
+    messages = Kind.messages in kinds
+    sized = messages and req.mode in (Mode.semantic, Mode.hybrid) and not scope.narrow
+    opening = (
+        await conn.execute(
+            q.opening_query(scope, pending=messages, size=sized),
+            {**scope.params, "cap": settings.search_exact_max_rows + 1},
+        )
+    ).one()
+    pending = (opening.pending or 0) + await _pending(conn, _pending_counts(tenant_id, req, messages=False))
+    exact = scope.narrow or (sized and opening.size <= settings.search_exact_max_rows)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
@@ -68,7 +76,15 @@ async def search(
     kw_ids: list[Any] = []
     if Kind.messages in kinds:
         cands, sem_ids, kw_ids = await _messages(
-            conn, scope, req, query_vec, n, with_vectors=with_vectors, weighted=weighted, settings=settings
+            conn,
+            scope,
+            req,
+            query_vec,
+            n,
+            exact=exact,
+            with_vectors=with_vectors,
+            weighted=weighted,
+            settings=settings,
         )
     query_lit = None if query_vec is None else as_db_vector(query_vec)
     others: list[tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]] = []
@@ -135,6 +151,7 @@ async def _messages(
     query_vec: Any,
     n: int,
     *,
+    exact: bool,
     with_vectors: bool,
     weighted: bool,
     settings: Settings,
@@ -142,13 +159,34 @@ async def _messages(
     """Message candidates and the two rankings; with `weighted`, their `fused` parts are set."""
     semantic_rows: list[dict[str, Any]] = []
     keyword_rows: list[dict[str, Any]] = []
-    if req.mode in (Mode.semantic, Mode.hybrid):
-        semantic_rows = await _semantic(conn, scope, query_vec, n, with_vectors, settings)
-    if req.mode in (Mode.keyword, Mode.hybrid):
+    chosen: dict[str, bool] = {}
+    if not exact and req.mode in (Mode.semantic, Mode.hybrid):
+        await conn.execute(
+            q.ANN_SETTINGS, {"ef": str(max(n, 40)), "mst": str(settings.search_max_scan_tuples)}
+        )
+    if req.mode is Mode.hybrid:
+        params = {**scope.params, "q": as_db_vector(query_vec), "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
+        stmt = q.hybrid_query(scope, exact=exact, with_vectors=with_vectors, weighted=weighted)
+        for row in await q.fetch(conn, stmt, params):
+            src, bias = row.pop("src"), row.pop("bias")
+            if src == "s":
+                del row["keyword"]
+                semantic_rows.append(row)
+            elif src == "k":
+                keyword_rows.append(row)
+            else:
+                chosen[row["session_id"]] = bias
+    elif req.mode is Mode.semantic:
+        params = {**scope.params, "q": as_db_vector(query_vec), "n": n}
+        stmt = (
+            q.exact_semantic_query(scope, with_vectors)
+            if exact
+            else q.ann_semantic_query(scope, with_vectors)
+        )
+        semantic_rows = await q.fetch(conn, stmt, params)
+    else:
         params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
-        if weighted:
-            params["q"] = as_db_vector(query_vec)
-        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors, weighted), params)
+        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
         w = weights(settings)
@@ -162,25 +200,18 @@ async def _messages(
             best=settings.search_sentence_candidates,
         )
         neighbours = await _neighbours(conn, scope, cands, query_vec, w, with_vectors, settings)
-        bias = await _role_bias(conn, scope, [c.row for c in cands.values()] + neighbours)
+        bias = _role_bias(chosen, [c.row for c in cands.values()] + neighbours)
         asked = when.period(req.query, datetime.now(UTC)) if w.time else None
         ranking.in_context(cands, neighbours, req.query, w, bias, asked)
     return cands, sem_ids, kw_ids
 
 
-async def _role_bias(conn: AsyncConnection, scope: q.Scope, rows: list[dict[str, Any]]) -> dict[str, bool]:
-    """Whether the role bias applies in each session of `rows`: the session's own choice (metadata
-    `role_bias`: true or false), else on unless two named people speak in it (`ranking.people_sessions`)."""
-    sids = sorted({r["session_id"] for r in rows})
-    if not sids:
-        return {}
+def _role_bias(chosen: dict[str, bool], rows: list[dict[str, Any]]) -> dict[str, bool]:
+    """Whether the role bias applies in each session of `rows`: the session's own choice (`chosen`,
+    from its metadata `role_bias` when a boolean: sql.hybrid_query), else on unless two named people
+    speak in it (`ranking.people_sessions`)."""
     people = ranking.people_sessions(rows)
-    chosen = {
-        r["session_id"]: r["bias"]
-        for r in await q.fetch(conn, q.ROLE_BIAS, {"t": scope.params["t"], "sids": sids})
-        if isinstance(r["bias"], bool)
-    }
-    return {sid: chosen.get(sid, sid not in people) for sid in sids}
+    return {sid: chosen.get(sid, sid not in people) for sid in {r["session_id"] for r in rows}}
 
 
 async def _diversify(
@@ -260,29 +291,6 @@ def _score(
             c.score = (1 - req.recency.weight) * c.fused + req.recency.weight * c.recency
 
 
-async def _semantic(
-    conn: AsyncConnection,
-    scope: q.Scope,
-    vector: Any,
-    n: int,
-    with_vectors: bool,
-    settings: Settings,
-) -> list[dict[str, Any]]:
-    params = {**scope.params, "q": as_db_vector(vector), "n": n}
-    exact = scope.narrow
-    if not exact:
-        size = (
-            await conn.execute(
-                q.scope_size_query(scope), {**scope.params, "cap": settings.search_exact_max_rows + 1}
-            )
-        ).scalar_one()
-        exact = size <= settings.search_exact_max_rows
-    if exact:
-        return await q.fetch(conn, q.exact_semantic_query(scope, with_vectors), params)
-    await conn.execute(q.ANN_SETTINGS, {"ef": str(max(n, 40)), "mst": str(settings.search_max_scan_tuples)})
-    return await q.fetch(conn, q.ann_semantic_query(scope, with_vectors), params)
-
-
 async def _page_fields(
     conn: AsyncConnection, tenant_id: str, hits: list[ranking.Candidate]
 ) -> list[ranking.Candidate]:
@@ -358,13 +366,16 @@ async def search_when_indexed(
         return await search(conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings)
 
 
-def _pending_counts(tenant_id: str, req: SearchRequest) -> list[tuple[TextClause, dict[str, Any]]]:
+def _pending_counts(
+    tenant_id: str, req: SearchRequest, *, messages: bool = True
+) -> list[tuple[TextClause, dict[str, Any]]]:
     """Written summaries and extracted facts are embedded in the transaction that writes them;
     messages, facts written over the API and imported summaries are embedded by the worker
-    afterwards: those may be waited for."""
+    afterwards: those may be waited for (messages not with `messages` off: the search's opening
+    statement counts them)."""
     kinds = set(req.kinds)
     waits: list[tuple[TextClause, dict[str, Any]]] = []
-    if Kind.messages in kinds:
+    if messages and Kind.messages in kinds:
         scope = q.build_scope(tenant_id, req)
         waits.append((q.pending_query(scope), scope.params))
     fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None

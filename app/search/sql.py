@@ -124,11 +124,6 @@ def bind(sql: str, scope: Scope) -> TextClause:
     return clause.bindparams(*metas) if metas else clause
 
 
-def scope_size_query(scope: Scope) -> TextClause:
-    """How many rows the tenant/user part of the scope holds, counting no further than :cap."""
-    return text(f"SELECT count(*) FROM (SELECT 1 FROM messages WHERE {scope.owner_where} LIMIT :cap) x")
-
-
 def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # MATERIALIZED fences the planner off the HNSW index: the scope's rows are read through the
     # b-tree and every one is scored, so a filtered search always fills its limit.
@@ -147,6 +142,28 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 # runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took the
 # full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
 CUSTOM_PLANS = text("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+
+
+def opening_query(scope: Scope, *, pending: bool, size: bool) -> TextClause:
+    """A search's first statement, in one round trip: custom plans for every statement after it
+    (CUSTOM_PLANS), with `pending` the scope's messages still waiting for their embedding
+    (`pending_query`), with `size` how many messages its tenant/user part holds, counting no
+    further than :cap (exact or approximate search). Both counts are NULL
+    when not asked. The statement itself may get a generic plan; both counts read one b-tree
+    whatever the parameters (the partial index of rows not yet embedded, the tenant/user index)."""
+    counts = [
+        f"(SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending')"
+        if pending
+        else "CAST(NULL AS bigint)",
+        f"(SELECT count(*) FROM (SELECT 1 FROM messages WHERE {scope.owner_where} LIMIT :cap) x)"
+        if size
+        else "CAST(NULL AS bigint)",
+    ]
+    return text(
+        f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
+        f"{counts[0]} AS pending, {counts[1]} AS size"
+    )
+
 
 ANN_SETTINGS = text(
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
@@ -184,8 +201,8 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 # write the year, the query's period is served by `created_at` (app/search/when.py), and as the
 # rarest lexeme it only took the largest share of the weights from the words that match (LoCoMo
 # R@1 +0.5 tune, +1.2 held-out; docs/benchmarks.md, search round 5).
-WEIGHTS_SQL = """
-WITH sample AS MATERIALIZED (
+WEIGHTS_CTES = """
+sample AS MATERIALIZED (
   SELECT content_tsv FROM messages WHERE {owner} LIMIT :cap
 ), terms AS (
   SELECT lexeme, CAST(CAST(array_to_tsvector(ARRAY[lexeme]) AS text) AS tsquery) AS tq
@@ -207,6 +224,7 @@ WITH sample AS MATERIALIZED (
   SELECT (SELECT CAST(string_agg(CAST(tq AS text), ' | ') AS tsquery) FROM drawing) AS query,
          (SELECT sum(idf) FROM weighted) AS idf
 )"""
+WEIGHTS_SQL = "\nWITH " + WEIGHTS_CTES
 
 # The same weights score summaries too (app/search/summaries.py), so a word counts alike in both kinds.
 KEYWORD_SQL = (
@@ -232,6 +250,62 @@ def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False)
     return bind(sql, scope)
 
 
+def hybrid_query(scope: Scope, *, exact: bool, with_vectors: bool, weighted: bool) -> TextClause:
+    """Hybrid's two candidate lists in one round trip: the semantic top :n (`src` 's', as
+    `exact_semantic_query` or `ann_semantic_query`), the keyword top :n (`src` 'k', as
+    `keyword_query`) and, `weighted`, the role-bias choice of the sessions they are in (`src` 'b':
+    `session_id` and `bias`: its metadata's `role_bias`, only where that is a boolean; the neighbours
+    ranking reads later are in these sessions too). Each list in its own order (a CTE scan keeps it)."""
+    vec = ", embedding AS vec" if with_vectors else ""
+    keep = ", vec" if with_vectors else ""
+    if exact:
+        near = (
+            f"scoped AS MATERIALIZED ("
+            f"  SELECT {RANK_COLS}, embedding FROM messages WHERE {scope.where} AND embedding IS NOT NULL), "
+            f"sem AS MATERIALIZED ("
+            f"  SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
+            f"  FROM scoped ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n)"
+        )
+    else:
+        near = (
+            f"near AS MATERIALIZED ("
+            f"  SELECT {RANK_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
+            f"  WHERE {scope.where} AND embedding IS NOT NULL "
+            f"  ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n), "
+            f"sem AS MATERIALIZED ("
+            f"  SELECT {RANK_COLS}, 1 - dist AS semantic{keep} FROM near ORDER BY dist)"
+        )
+    cosine = "1 - (embedding <=> CAST(:q AS vector))" if weighted else "CAST(NULL AS double precision)"
+    words = (
+        WEIGHTS_CTES.format(owner=scope.owner_where)
+        + f""", hits AS MATERIALIZED (
+  SELECT {RANK_COLS}, embedding,
+    (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
+  FROM messages, q
+  WHERE {scope.where} AND content_tsv @@ q.query
+  ORDER BY keyword DESC, seq, session_id LIMIT :n
+), kw AS MATERIALIZED (
+  SELECT {RANK_COLS}, {cosine} AS semantic, keyword{vec} FROM hits ORDER BY keyword DESC, seq, session_id
+)"""
+    )
+    no_vec = ", NULL" if with_vectors else ""
+    nulls = ", ".join(["NULL"] * len(RANK_COLS.split(",")[2:]))
+    sql = (
+        f"WITH {near}, {words} "
+        f"SELECT 's' AS src, {RANK_COLS}, semantic, CAST(NULL AS double precision) AS keyword{keep}, "
+        f"CAST(NULL AS boolean) AS bias FROM sem "
+        f"UNION ALL SELECT 'k', {RANK_COLS}, semantic, keyword{keep}, NULL FROM kw"
+    )
+    if weighted:
+        sql += (
+            f" UNION ALL SELECT 'b', NULL, session_id, {nulls}, NULL, NULL{no_vec}, "
+            f"CAST(metadata ->> 'role_bias' AS boolean) FROM sessions "
+            f"WHERE tenant_id = :t AND jsonb_typeof(metadata -> 'role_bias') = 'boolean' "
+            f"AND session_id IN (SELECT session_id FROM sem UNION SELECT session_id FROM kw)"
+        )
+    return bind(sql, scope)
+
+
 def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
     """The turns at (:nsids[i], :nseqs[i]) in the tenant/user scope, with their cosine to :q and
     whether they pass the filters too (`eligible`: they may be returned, not only lend context)."""
@@ -244,14 +318,6 @@ def neighbours_query(scope: Scope, with_vectors: bool) -> TextClause:
         f"  SELECT s, n FROM unnest(CAST(:nsids AS text[]), CAST(:nseqs AS bigint[])) AS w(s, n))",
         scope,
     )
-
-
-# A session's choice of role bias (ranking.in_context): its metadata's `role_bias`, when a boolean.
-ROLE_BIAS = text(
-    "SELECT session_id, CASE WHEN jsonb_typeof(metadata -> 'role_bias') = 'boolean' "
-    "THEN CAST(metadata ->> 'role_bias' AS boolean) END AS bias FROM sessions "
-    "WHERE tenant_id = :t AND session_id = ANY(CAST(:sids AS text[]))"
-)
 
 
 # The messages each summary hit stands for: its session's seqs from_seq..to_seq, in order.

@@ -163,6 +163,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     per_q: dict[str, list[dict[str, Any]]] = defaultdict(list)
     ms: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, dict[str, float]] = defaultdict(lambda: {"process": 0.0, "postgres": 0.0})
     async with ingest.engram(
         url=args.url, api_key=args.api_key, overrides=overrides, pg_dir=args.pg_dir, database=args.database
     ) as api:
@@ -197,6 +198,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             }
             split = "tune" if conv.sample_id in tune_ids else "heldout"
             for mode in args.modes:
+                before = _cpu_now(args.pg_dir)
                 for q in questions:
                     body: dict[str, Any] = {
                         "query": q.question,
@@ -211,9 +213,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     ms[mode].append((time.perf_counter() - t1) * 1000)
                     hits = [done.hit_dia_ids(h) for h in res["results"]]
                     per_q[mode].append(_scored(conv, q, hits, role_of, split))
+                for part, secs in _cpu_now(args.pg_dir).items():
+                    cpu[mode][part] += secs - before[part]
             for q, hits in zip(questions, bm25_rankings(conv, questions), strict=True):
                 per_q["bm25"].append(_scored(conv, q, hits, role_of, split))
     report["latency_ms"] = {m: {"p50": pct(v, 0.5), "p95": pct(v, 0.95), "n": len(v)} for m, v in ms.items()}
+    report["cpu_ms_per_search"] = {
+        m: {part: round(1000 * secs / len(ms[m]), 2) for part, secs in parts.items()}
+        for m, parts in cpu.items()
+    }
     report["results"] = {
         method: {
             sp: summarise([p for p in rows if sp == "all" or p["split"] == sp])
@@ -224,6 +232,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     report["per_question"] = per_q
     return report
+
+
+def _cpu_now(pg_dir: Path | None) -> dict[str, float]:
+    """CPU seconds so far of this process (the client and the in-process app) and of the embedded
+    PostgreSQL in `pg_dir` (its postmaster and backends; 0 without one: a temporary server)."""
+    import psutil
+
+    from bench.append import cpu_seconds, tree
+
+    pg = 0.0
+    pid_file = pg_dir / "pg" / "postmaster.pid" if pg_dir else None
+    if pid_file is not None and pid_file.exists():
+        pg = sum(cpu_seconds(tree(int(pid_file.read_text().split("\n", 1)[0]))).values())
+    t = psutil.Process().cpu_times()
+    return {"process": t.user + t.system, "postgres": pg}
 
 
 def _scored(
@@ -275,6 +298,13 @@ def tables(report: dict[str, Any]) -> str:
     out.append(
         "Search latency, ms (one request at a time): "
         + ", ".join(f"{m} p50 {v['p50']:.1f} / p95 {v['p95']:.1f}" for m, v in lat.items())
+    )
+    out.append(
+        "CPU per search, ms (this process: client, app and its idle worker; PostgreSQL with --pg-dir): "
+        + ", ".join(
+            f"{m} {v['process']:.2f} + {v['postgres']:.2f}"
+            for m, v in report.get("cpu_ms_per_search", {}).items()
+        )
     )
     ing = report["ingest"]
     if ing:

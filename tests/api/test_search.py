@@ -10,13 +10,16 @@ import httpx
 import numpy as np
 import pytest
 from asgi_lifespan import LifespanManager
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres
+from app.db.sql import driver
 from app.main import create_app
 from app.search import ranking, service
 from app.search import sql as q
+from app.search.schemas import SearchRequest
 from tests.support.app import STARTUP, client_for, make_settings
 from tests.support.db import create_database, engine_for
 
@@ -195,6 +198,48 @@ async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
     assert [(c.row["user_id"], c.row["metadata"]) for c in kept] == [
         (h["user_id"], h["metadata"]) for h in out["results"]
     ]
+
+
+async def test_a_hybrid_search_takes_five_statements(
+    corpus: httpx.AsyncClient, db: AsyncEngine, database_url: str, embedder: LocalEmbedder
+) -> None:
+    # Issue 16: each round trip costs both processes CPU. A user-scoped hybrid search sends its
+    # opening (custom plans, pending count, scope size), both candidate lists with their sessions'
+    # role bias, the best candidates' sentence vectors, their neighbours and the page's own fields;
+    # nine statements before they were merged.
+    class Embed:
+        async def embed(self, texts: Any) -> Any:
+            return embedder.encode(list(texts))
+
+    out = await _search(corpus, query="kitten named Miso", user_id="ada", limit=3)
+    async with db.begin() as conn:
+        tenant = (
+            await conn.execute(
+                text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"),
+                {"i": out["results"][0]["id"]},
+            )
+        ).scalar_one()
+    sent: list[str] = []
+
+    def through_sqlalchemy(_c: Any, _cur: Any, statement: str, *_: Any) -> None:
+        sent.append(statement)
+
+    req = SearchRequest(query="kitten named Miso", user_id="ada", limit=3)
+    settings = make_settings(database_url)
+    async with db.begin() as conn:
+        # Once before counting: asyncpg reads the types of a connection's first statements.
+        await service.search(conn, tenant_id=tenant, req=req, embedder=Embed(), settings=settings)
+        raw = await driver(conn)
+        on_driver = lambda record: sent.append(record.query)  # noqa: E731
+        raw.add_query_logger(on_driver)
+        event.listen(db.sync_engine, "before_cursor_execute", through_sqlalchemy)
+        try:
+            found = await service.search(conn, tenant_id=tenant, req=req, embedder=Embed(), settings=settings)
+        finally:
+            event.remove(db.sync_engine, "before_cursor_execute", through_sqlalchemy)
+            raw.remove_query_logger(on_driver)
+    assert [h.id for h in found.results] == [uuid.UUID(h["id"]) for h in out["results"]]
+    assert len(sent) == 5, sent
 
 
 async def test_min_score_is_honoured(corpus: httpx.AsyncClient) -> None:
