@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 
 import httpx
 import pytest
+import redis.asyncio as aredis
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from opentelemetry.context import Context
@@ -31,7 +32,7 @@ from opentelemetry.util.types import Attributes
 from app.db.embedded import EmbeddedPostgres
 from app.main import create_app
 from app.telemetry.otel import OtelTracing
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import REDIS_URL, STARTUP, client_for, make_settings
 from tests.support.db import create_database, engine_for, fetch, until
 from tests.support.fresh_imports import fresh_modules
 
@@ -301,6 +302,34 @@ async def test_a_kept_request_is_not_sampled_twice(traced: Traced) -> None:
     servers = [s for s in exporter.get_finished_spans() if s.kind is SpanKind.SERVER]
     assert [s.name for s in servers] == ["GET /v1/sessions/{session_id}/memory"] * 2
     assert len({s.context.trace_id for s in servers if s.context}) == 2
+
+
+async def test_a_pipeline_made_while_suppressed_is_plain_and_a_traced_one_a_span() -> None:
+    """The Redis instrumentation wraps every new pipeline's `execute` as it is made; under a span
+    that records nothing (instrumentation suppressed) the pipeline is made plain, not wrapped only
+    for the wrapper to return at its first check. Made while traced, it is still a span."""
+    exporter = InMemorySpanExporter()
+    tracing = OtelTracing.for_tests(make_settings("postgresql://x/y", otel="on"), exporter)
+    client = aredis.from_url(REDIS_URL)
+    tracing.instrument_redis(client)
+    try:
+        with tracing.quiet():
+            quiet = client.pipeline(transaction=False)
+        assert not hasattr(quiet.execute, "__wrapped__")  # no wrapt wrapper
+        quiet.get("engram-test:otel:a")
+        await quiet.execute()
+        assert exporter.get_finished_spans() == ()
+        traced = client.pipeline(transaction=False)
+        assert hasattr(traced.execute, "__wrapped__")
+        traced.get("engram-test:otel:a")
+        traced.llen("engram-test:otel:b")
+        await traced.execute()
+        (span,) = exporter.get_finished_spans()
+        assert span.name == "GET LLEN" and span.kind is SpanKind.CLIENT
+    finally:
+        tracing.shutdown()
+        await client.aclose()
+    assert not hasattr(client.pipeline, "__wrapped__")  # uninstrumented: redis-py's own again
 
 
 async def test_idle_polls_make_no_spans_and_a_batch_of_many_causes_links_them(traced: Traced) -> None:
