@@ -2,9 +2,10 @@
 throughput and API CPU per request, on vs off, in interleaved rounds (bench/wrk_rounds.py).
 
 Starts an embedded PostgreSQL, a sink for OTLP/HTTP (answers 200, counts bytes: the exporter's
-work is real) and three `engram serve` processes (auth on, worker off): one with tracing off, one
-with it on, one with it on and 10 % of traces sampled, exporting to the sink. Four configurations:
-tracing off, on, on with sampling, and off for a tenant whose audit trail is on. With
+work is real) and four `engram serve` processes (auth on, worker off): one with tracing off, one
+with it on, one with it on and 10 % of traces sampled, one with it on and every trace dropped
+(`parentbased_always_off`: what a sampled-out request costs), exporting to the sink. Five
+configurations: those four, and tracing off for a tenant whose audit trail is on. With
 `--baseline DIR`, two more: tracing on and on with sampling in the `app` of another checkout (the
 commit before a change: before and after side by side in the same rounds).
 
@@ -67,7 +68,13 @@ def main() -> int:
         "OTEL_SERVICE_NAME": "engram-bench",
     }
     sampled = {**traced, "OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.1"}
-    servers = {"off": here, "on": {**here, **traced}, "sampled": {**here, **sampled}}
+    dropped = {**traced, "OTEL_TRACES_SAMPLER": "parentbased_always_off"}
+    servers = {
+        "off": here,
+        "on": {**here, **traced},
+        "sampled": {**here, **sampled},
+        "dropped": {**here, **dropped},
+    }
     if args.baseline is not None:
         before = {"PYTHONPATH": str(args.baseline.resolve())}
         servers |= {"on before": {**before, **traced}, "sampled before": {**before, **sampled}}
@@ -88,6 +95,7 @@ def main() -> int:
                 "tracing off": plain,
                 "tracing on": same_tenant("on"),
                 "on, 10% kept": same_tenant("sampled"),
+                "on, all dropped": same_tenant("dropped"),
                 "audit on": audited,
             }
             if args.baseline is not None:
