@@ -866,11 +866,13 @@ def test_throughput() -> None:
     texts = [t for t, _ in IDENTITY + LOCATION + OCCUPATION + RELATIONSHIPS + PREFERENCES + PLANS_AND_EVENTS]
     texts += NOTHING
     turns = [turn(t, seq) for seq, t in enumerate(texts * 4)]
-    started = time.perf_counter()
+    # CPU time, not wall time: under a loaded machine's waits (load 25) the wall-clock rate fell
+    # to ~220/s while the rules' own cost did not change. Thousands a second of CPU on these
+    # cores; this only guards against a collapse (the throughput figures are bench/facts').
+    started = time.process_time()
     extract_facts(turns)
-    per_second = len(turns) / (time.perf_counter() - started)
-    # Thousands a second on an idle machine; this only guards against a collapse.
-    assert per_second > 500, per_second
+    per_cpu_second = len(turns) / (time.process_time() - started)
+    assert per_cpu_second > 500, per_cpu_second
 
 
 def test_a_tail_saying_how_long_is_not_an_object_and_a_number_is_not_an_employer() -> None:
