@@ -855,9 +855,9 @@ def test_huge_and_hostile_input_is_cheap() -> None:
         "I" * 1_000_000,
     ]
     for text in hostile:
-        started = time.perf_counter()
+        started = time.process_time()  # CPU: a loaded machine's waits are not the rules' cost
         extract_facts([turn(text)])
-        assert time.perf_counter() - started < 1.0, text[:40]
+        assert time.process_time() - started < 1.0, text[:40]
     assert said("I live in Lisbon. " + "x" * 2_000_000) == [("Lives in Lisbon.", "home")]
     assert said("x" * (MAX_CHARS + 10) + " I live in Lisbon.") == []  # past what is read
 
