@@ -124,29 +124,28 @@ def bind(sql: str, scope: Scope) -> TextClause:
     return clause.bindparams(*metas) if metas else clause
 
 
-def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
+def _exact_ctes(scope: Scope, with_vectors: bool) -> str:
+    """The CTEs whose `sem` is the scope's :n nearest messages by an exact scan, nearest first."""
     # MATERIALIZED fences the planner off the HNSW index: the scope's rows are read through the
     # b-tree and every one is scored, so a filtered search always fills its limit.
     vec = ", embedding AS vec" if with_vectors else ""
-    return bind(
-        f"WITH scoped AS MATERIALIZED ("
-        f"  SELECT {RANK_COLS}, embedding FROM messages "
-        f"  WHERE {scope.where} AND embedding IS NOT NULL) "
-        f"SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
-        f"FROM scoped ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n",
-        scope,
+    return (
+        f"scoped AS MATERIALIZED ("
+        f"  SELECT {RANK_COLS}, embedding FROM messages WHERE {scope.where} AND embedding IS NOT NULL), "
+        f"sem AS MATERIALIZED ("
+        f"  SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
+        f"  FROM scoped ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n)"
     )
 
 
-# A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after five
-# runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took the
-# full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
-CUSTOM_PLANS = text("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
+    # A scan of the CTE keeps its order.
+    return bind(f"WITH {_exact_ctes(scope, with_vectors)} SELECT * FROM sem", scope)
 
 
 def opening_query(scope: Scope, *, pending: bool, size: bool) -> TextClause:
     """A search's first statement, in one round trip: custom plans for every statement after it
-    (CUSTOM_PLANS), with `pending` the scope's messages still waiting for their embedding
+    (below), with `pending` the scope's messages still waiting for their embedding
     (`pending_query`), with `size` how many messages its tenant/user part holds, counting no
     further than :cap (exact or approximate search). Both counts are NULL
     when not asked. The statement itself may get a generic plan; both counts read one b-tree
@@ -159,6 +158,9 @@ def opening_query(scope: Scope, *, pending: bool, size: bool) -> TextClause:
         if size
         else "CAST(NULL AS bigint)",
     ]
+    # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
+    # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
+    # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
     return text(
         f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
         f"{counts[0]} AS pending, {counts[1]} AS size"
@@ -172,19 +174,24 @@ ANN_SETTINGS = text(
 )
 
 
-def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
+def _ann_ctes(scope: Scope, with_vectors: bool) -> str:
+    """The CTEs whose `sem` is the scope's :n nearest messages through the HNSW index, nearest first."""
     # pgvector >= 0.8 iterative index scan: keeps walking the graph until :n rows pass the filters
     # (relaxed order, so the CTE re-sorts by exact distance).
     vec = ", embedding AS vec" if with_vectors else ""
-    return bind(
-        f"WITH near AS MATERIALIZED ("
+    return (
+        f"near AS MATERIALIZED ("
         f"  SELECT {RANK_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
         f"  WHERE {scope.where} AND embedding IS NOT NULL "
-        f"  ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n) "
-        f"SELECT {RANK_COLS}, 1 - dist AS semantic{', vec' if with_vectors else ''} "
-        f"FROM near ORDER BY dist",
-        scope,
+        f"  ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n), "
+        f"sem AS MATERIALIZED ("
+        f"  SELECT {RANK_COLS}, 1 - dist AS semantic{', vec' if with_vectors else ''} "
+        f"  FROM near ORDER BY dist)"
     )
+
+
+def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
+    return bind(f"WITH {_ann_ctes(scope, with_vectors)} SELECT * FROM sem", scope)
 
 
 # Keyword relevance: the IDF-weighted share of the query's lexemes a message contains, 0..1. Each
@@ -227,15 +234,18 @@ sample AS MATERIALIZED (
 WEIGHTS_SQL = "\nWITH " + WEIGHTS_CTES
 
 # The same weights score summaries too (app/search/summaries.py), so a word counts alike in both kinds.
-KEYWORD_SQL = (
-    WEIGHTS_SQL
-    + """, hits AS MATERIALIZED (
+KEYWORD_HITS = """hits AS MATERIALIZED (
   SELECT {cols}, embedding,
     (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
   FROM messages, q
   WHERE {where} AND content_tsv @@ q.query
   ORDER BY keyword DESC, seq, session_id LIMIT :n
-)
+)"""
+KEYWORD_SQL = (
+    WEIGHTS_SQL
+    + ", "
+    + KEYWORD_HITS
+    + """
 SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
 """
 )
@@ -258,33 +268,13 @@ def hybrid_query(scope: Scope, *, exact: bool, with_vectors: bool, weighted: boo
     ranking reads later are in these sessions too). Each list in its own order (a CTE scan keeps it)."""
     vec = ", embedding AS vec" if with_vectors else ""
     keep = ", vec" if with_vectors else ""
-    if exact:
-        near = (
-            f"scoped AS MATERIALIZED ("
-            f"  SELECT {RANK_COLS}, embedding FROM messages WHERE {scope.where} AND embedding IS NOT NULL), "
-            f"sem AS MATERIALIZED ("
-            f"  SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
-            f"  FROM scoped ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n)"
-        )
-    else:
-        near = (
-            f"near AS MATERIALIZED ("
-            f"  SELECT {RANK_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
-            f"  WHERE {scope.where} AND embedding IS NOT NULL "
-            f"  ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n), "
-            f"sem AS MATERIALIZED ("
-            f"  SELECT {RANK_COLS}, 1 - dist AS semantic{keep} FROM near ORDER BY dist)"
-        )
+    near = _exact_ctes(scope, with_vectors) if exact else _ann_ctes(scope, with_vectors)
     cosine = "1 - (embedding <=> CAST(:q AS vector))" if weighted else "CAST(NULL AS double precision)"
     words = (
         WEIGHTS_CTES.format(owner=scope.owner_where)
-        + f""", hits AS MATERIALIZED (
-  SELECT {RANK_COLS}, embedding,
-    (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
-  FROM messages, q
-  WHERE {scope.where} AND content_tsv @@ q.query
-  ORDER BY keyword DESC, seq, session_id LIMIT :n
-), kw AS MATERIALIZED (
+        + ", "
+        + KEYWORD_HITS.format(cols=RANK_COLS, where=scope.where)
+        + f""", kw AS MATERIALIZED (
   SELECT {RANK_COLS}, {cosine} AS semantic, keyword{vec} FROM hits ORDER BY keyword DESC, seq, session_id
 )"""
     )

@@ -18,7 +18,6 @@ from app.db.embedded import EmbeddedPostgres
 from app.db.sql import driver
 from app.main import create_app
 from app.search import ranking, service
-from app.search import sql as q
 from app.search.schemas import SearchRequest
 from tests.support.app import STARTUP, client_for, make_settings
 from tests.support.db import create_database, engine_for
@@ -190,7 +189,7 @@ async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
                 text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"), {"i": ids[0]}
             )
         ).scalar_one()
-        await conn.execute(q.CUSTOM_PLANS)  # as a search begins
+        await conn.execute(text("SELECT 1"))  # begins the transaction, as a search's opening statement does
         gone = ranking.Candidate(row={"message_id": uuid.uuid4()})  # deleted since it was ranked
         hits = [ranking.Candidate(row={"message_id": uuid.UUID(i)}) for i in ids]
         kept = await service._page_fields(conn, tenant, [hits[0], gone, *hits[1:]])
