@@ -396,6 +396,21 @@ class Settings(BaseSettings):
         description='Hybrid: bonus, for a query asking when ("When did Ada move?"), for turns that state '
         'a time ("last week", "on Friday", "in March"; app/search/when.py).',
     )
+    search_session_context: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Hybrid: every turn of a session moves this x (how far the session's best hit "
+        "scores above ENGRAM_SEARCH_SESSION_FROM) of the way to a score of 1: the conversation that "
+        "plainly answers the query holds the rest of the answer too. 0: off.",
+    )
+    search_session_from: float = Field(
+        0.5,
+        ge=0,
+        lt=1,
+        description="Hybrid: the score (0..1) above which a session's best hit lifts the session's "
+        "other turns.",
+    )
     search_context_candidates: int = Field(
         40, ge=0, le=1000, description="Hybrid: best candidates whose neighbouring turns are read as context."
     )

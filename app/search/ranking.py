@@ -93,6 +93,8 @@ class Weights:
     time_stated: float = 0.0
     gate: float = 0.0
     question: float = 0.0
+    session: float = 0.0
+    session_from: float = 0.5
 
     @property
     def ceiling(self) -> float:
@@ -264,9 +266,29 @@ def in_context(
         stated = np.fromiter((when.states_time(c.row["content"]) for c in cl), bool, n)
         score += np.where(stated, w.time_stated, 0.0)
     fused = np.clip(score / w.ceiling, 0.0, 1.0)
+    if w.session:
+        fused = session_lift(fused, sess[-n:], len(sids), w)
     _answers_first(cl, fused, prev, len(neighbours), bias)
     for c, f in zip(cl, fused.tolist(), strict=True):
         c.fused = f
+
+
+def session_lift(
+    fused: npt.NDArray[np.float64], sess: npt.NDArray[np.int64], sessions: int, w: Weights
+) -> npt.NDArray[np.float64]:
+    """Each turn's score (0..1) moved `lift` of the way to 1, where `lift` is `w.session` x how far
+    the best candidate of its session (`sess`: session index of each, below `sessions`) scores
+    above `w.session_from`. A turn that plainly answers the query marks the conversation it is
+    about; the turns that complete a list or a multi-part answer were often said there too, in
+    words the query does not share. A session whose best is a mere match on topic (below
+    `session_from`) lends nothing: where questions paraphrase and every session touches the topic
+    (bench/recall), lifting them all costs. No score goes down (`min_score` keeps its meaning),
+    and no turn passes its session's best, so the first hit stays first."""
+    best = np.full(sessions, -np.inf)
+    np.maximum.at(best, sess, fused)
+    lift = w.session * np.maximum(best[sess] - w.session_from, 0.0)
+    out: npt.NDArray[np.float64] = fused + lift * (1.0 - fused)
+    return out
 
 
 def _answers_first(

@@ -238,6 +238,8 @@ def weights(settings: Settings) -> ranking.Weights:
         time_stated=settings.search_when_weight,
         gate=settings.search_keyword_gate,
         question=settings.search_question_penalty,
+        session=settings.search_session_context,
+        session_from=settings.search_session_from,
     )
 
 

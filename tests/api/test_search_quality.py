@@ -292,6 +292,22 @@ async def test_mmr_drops_copies_without_lifting_unrelated_turns(api: httpx.Async
     assert all(c in unrelated for c in diverse[3:]), diverse
 
 
+def _before_session_lift(scores: dict[str, float]) -> dict[str, float]:
+    """The fused scores of one session's turns before `ranking.session_lift`, from those after (the
+    turns are all the session's candidates, so the highest is its best): the lift is monotone, so
+    the best's own score is found by bisection and the lift it gave undone on each."""
+    w = weights(Settings())
+    top, lo, hi = max(scores.values()), 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if ranking.session_lift(np.array([mid]), np.array([0]), 1, w)[0] < top:
+            lo = mid
+        else:
+            hi = mid
+    lift = w.session * max(lo - w.session_from, 0.0)
+    return {k: (v - lift) / (1 - lift) for k, v in scores.items()}
+
+
 async def test_role_bias_is_a_per_session_choice(api: httpx.AsyncClient) -> None:
     turns = [
         {"role": "user", "name": "Ben", "content": "I repaired the old bicycle in the garage."},
@@ -302,7 +318,7 @@ async def test_role_bias_is_a_per_session_choice(api: httpx.AsyncClient) -> None
 
     async def gap(session: str) -> float:
         hits = await _search(api, query="what happened to the bicycle?", session_id=session)
-        by_role = {h["role"]: h["scores"]["fused"] for h in hits}
+        by_role = _before_session_lift({h["role"]: h["scores"]["fused"] for h in hits})
         assert max(by_role.values()) < 1, by_role  # not capped: the bonus shows in full
         return by_role["user"] - by_role["assistant"]
 

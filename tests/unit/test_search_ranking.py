@@ -4,6 +4,7 @@ and a turn that is only a question ranks below the answer after it (issue 11).""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,7 +23,7 @@ def _loop_in_context(
 ) -> None:
     """The per-candidate loop `in_context` ran before it moved into numpy (kept as the reference),
     with the question penalty added where numpy applies it, the answer-first swap limited to bare
-    questions, and either person's answer inheriting where two people talk."""
+    questions, either person's answer inheriting where two people talk, and the session lift."""
 
     def relevance(c: ranking.Candidate) -> float:
         cos = max(c.semantic or 0.0, 0.0)
@@ -65,6 +66,13 @@ def _loop_in_context(
         if period is not None and period[0] <= c.row["created_at"] < period[1]:
             score += w.time
         c.fused = min(max(score / w.ceiling, 0.0), 1.0)
+    if w.session:  # each turn lifted by how far its session's best scores above `session_from`
+        best: dict[str, float] = {}
+        for c in cands.values():
+            best[c.row["session_id"]] = max(best.get(c.row["session_id"], 0.0), c.fused)
+        for c in cands.values():
+            lift = w.session * max(best[c.row["session_id"]] - w.session_from, 0.0)
+            c.fused = c.fused + lift * (1.0 - c.fused)
     # Where two people talk, a bare question never outranks the answer right after it (from the
     # scores before any such swap).
     by_turn = {(c.row["session_id"], c.row["seq"]): c for c in cands.values()}
@@ -123,7 +131,7 @@ def _case(seed: int) -> tuple[dict[Any, ranking.Candidate], list[dict[str, Any]]
 def test_numpy_in_context_keeps_the_loops_scores_and_order(seed: int) -> None:
     w = ranking.Weights(
         keyword=0.7, role=0.05, speaker=0.15, reply=0.5, answer=0.15, neighbour=0.2, time=0.1, gate=0.4,
-        question=0.3,
+        question=0.3, session=0.5 if seed % 2 else 0.0,
     )  # fmt: skip
     period = (datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC))
     cands, neighbours, query, bias = _case(seed)
@@ -213,6 +221,34 @@ def test_when_questions_prefer_the_turn_that_says_when() -> None:
     cands = turns()
     ranking.in_context(cands, [], "Why did Ada start the pottery class?", w, {"s": False})
     assert cands[3].fused == cands[1].fused
+
+
+def test_a_session_that_plainly_answers_lifts_its_other_turns() -> None:
+    """Of two turns equally about the query, the one said in the session whose best turn plainly
+    answers it ranks first; a session whose best is only on the topic (below `session_from`) lends
+    nothing; no score goes down and none passes 1."""
+    w = ranking.Weights(keyword=0.7, gate=0.4, session=0.5, session_from=0.5)
+
+    def turn(sid: str, seq: int, cosine: float, keyword: float) -> ranking.Candidate:
+        row = {"session_id": sid, "seq": seq, "role": "user", "name": "Ada", "content": "x"}
+        row["created_at"] = datetime(2026, 1, 1, tzinfo=UTC)
+        return ranking.Candidate(row=row, semantic=cosine, keyword=keyword)
+
+    cands = {
+        1: turn("a", 1, 1.0, 1.0),  # plainly the answer: fused 1
+        2: turn("a", 9, 0.4, 0.0),  # the rest of it, in other words
+        3: turn("b", 9, 0.4, 0.0),  # as much on the topic, elsewhere
+        4: turn("c", 1, 0.5, 0.0),  # a session whose best is only on the topic
+        5: turn("c", 9, 0.4, 0.0),
+    }
+    bias = {"a": False, "b": False, "c": False}
+    ranking.in_context(cands, [], "what did Ada say?", w, bias)
+    assert cands[1].fused == 1.0
+    assert cands[2].fused > cands[3].fused
+    assert cands[5].fused == cands[3].fused  # c's best (0.5 / 1.7) is below session_from
+    lifted = {k: c.fused for k, c in cands.items()}
+    ranking.in_context(cands, [], "what did Ada say?", replace(w, session=0.0), bias)
+    assert all(cands[k].fused <= lifted[k] <= 1.0 for k in cands)
 
 
 def test_asks_when_and_states_time() -> None:
