@@ -7,13 +7,43 @@ import re
 from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI
+
+from app.config import Settings
+from app.crypto.envelope import new_key
+from app.main import create_app
 from app.openapi import render_spec
+from app.openapi_errors import complete_error_responses
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
 
 def test_committed_spec_is_current() -> None:
     assert SPEC.read_text() == render_spec(), "openapi/openapi.json is stale: run `make openapi`"
+
+
+def test_no_setting_changes_the_document() -> None:
+    """A process builds the document once and copies it to every later app (app/openapi_errors.py):
+    sound while every operation comes from the module-level routers, whatever the settings."""
+    switched = Settings(
+        auth="on",
+        admin_token="test-admin-token",
+        llm="openai",
+        embedder="openai",
+        openai_api_key="sk-test",
+        encryption_keys=f"k1:{new_key()}",
+        encryption_keyword_index="keep",
+        otel="on",
+        facts_enabled=False,
+        run_worker=False,
+        max_body_bytes=2_000_000,
+        max_batch_messages=7,
+        max_id_length=64,
+        max_query_chars=100,
+        memory_max_tokens=1000,
+    )
+    generated = [complete_error_responses(FastAPI.openapi(create_app(s))) for s in (Settings(), switched)]
+    assert generated[0] == generated[1] == json.loads(render_spec())
 
 
 def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
