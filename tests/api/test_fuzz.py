@@ -38,8 +38,9 @@ from tests.support.examples import examples
 from tests.support.openai_stub import serve_app
 
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
-# Per operation, on top of schemathesis' boundary cases (~30 each); FUZZ_EXAMPLES=500 digs deeper.
-# `make test-fast` (the `quick` Hypothesis profile) draws a fifth of them, `make test` and CI all.
+# Per operation, on top of schemathesis' boundary cases (~35 each); FUZZ_EXAMPLES=500 digs deeper.
+# `make test-fast` (the `quick` Hypothesis profile) draws a fifth of them and runs a fifth of the
+# boundary cases (tests/api/conftest.py), `make test` and CI all of both.
 MAX_EXAMPLES = examples(int(os.environ.get("FUZZ_EXAMPLES", "50")))
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
