@@ -19,7 +19,7 @@ from app.ai.tokenizer import Tokenizer
 from app.auth import Caller, KeyResolver, current_caller, current_tenant, require_admin
 from app.cache.window import WindowCache
 from app.config import Settings
-from app.db.engine import AfterCommit, read_connection, transaction
+from app.db.request import AfterCommit, read_connection, transaction
 from app.gate import Admission
 from app.jobs.wake import Waker
 from app.limits import Limits

@@ -11,7 +11,6 @@ from app.audit.middleware import AuditMiddleware
 from app.config import Settings
 from app.crypto.envelope import Keyring
 from app.crypto.middleware import KeyringMiddleware
-from app.errors import install_error_handlers
 from app.gate import GateMiddleware
 from app.lifespan import make_lifespan
 from app.logging import configure_logging
@@ -22,6 +21,7 @@ from app.messages.router import lean_routes as append_lean_routes
 from app.metrics import Metrics
 from app.middleware import RequestContextMiddleware, RequestGuardMiddleware, RouteTemplates
 from app.openapi_errors import install_openapi
+from app.problems import install_error_handlers
 from app.search.router import lean_routes as search_lean_routes
 from app.telemetry.factory import make_tracing
 from app.telemetry.tracing import Tracing

@@ -22,15 +22,9 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import (
-    AppError,
-    MalformedJSON,
-    PayloadTooLarge,
-    RequestTimeout,
-    UnsupportedMediaType,
-    problem_response,
-)
+from app.errors import AppError, MalformedJSON, PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from app.metrics import Metrics
+from app.problems import problem_response
 
 CLIENT_CLOSED = 499  # nginx's "client closed request"
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")

@@ -14,7 +14,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.errors import PROBLEM_MEDIA_TYPE, problem_responses
+from app.errors import PROBLEM_MEDIA_TYPE
+from app.problems import problem_responses
 
 BODY_ERRORS = (413, 415)  # any body (the guard)
 JSON_BODY_ERRORS = (400, *BODY_ERRORS)  # a body FastAPI parses as JSON (400: malformed JSON)

@@ -1,12 +1,10 @@
-"""Keyset pages: the page a list returns, its opaque cursors, and the `limit`/`cursor` query
-parameters every list route takes.
+"""Keyset pages: the page a list returns and its opaque cursors (the `limit`/`cursor` query
+parameters every list route takes are app/page_params.py's, so the worker's services load no
+FastAPI).
 
 A list reads one row more than the page (`PageRequest.fetch`): that row only says whether a next
 page exists. The cursor is the sort key of the page's last item, tagged with the list's kind so a
 cursor of another list is a 400 (problem+json), never a wrong page.
-
-No `from __future__ import annotations` here: the query parameters' bounds are read from the
-signature FastAPI inspects at run time, and a closure's names cannot be resolved from a string.
 """
 
 import base64
@@ -15,9 +13,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from fastapi import Depends, Query
 from pydantic import BaseModel, Field
 
 from app.errors import InvalidCursor
@@ -203,23 +200,3 @@ class Seek:
                 nxt = self.keyset.cursor(last) if more else None
                 prev = self.keyset.cursor(first, backward=True) if self.request.cursor else None
         return Page(items=items, next_cursor=nxt, prev_cursor=prev)
-
-
-def page_query(
-    *, default: int = 100, maximum: int = 1000, cursor_help: str = "From `next_cursor`."
-) -> Callable[..., PageRequest]:
-    """A FastAPI dependency reading a list's `limit` and `cursor` (a 422 out of bounds)."""
-
-    def dependency(
-        limit: Annotated[int, Query(ge=1, le=maximum, description="Page size.")] = default,
-        cursor: Annotated[str | None, Query(max_length=2048, description=cursor_help)] = None,
-    ) -> PageRequest:
-        return PageRequest(limit, cursor)
-
-    return dependency
-
-
-# The list routes' page parameters. Declared before a route's other dependencies with query
-# parameters, they keep their place in the OpenAPI document (a dependency's parameters follow the
-# route's own, in the order the dependencies are declared).
-PageParams = Annotated[PageRequest, Depends(page_query())]

@@ -13,8 +13,9 @@ from fastapi.responses import StreamingResponse
 from app.audit import service
 from app.audit.schemas import AuditEventOut, AuditFilter, AuditSettings, AuditSettingsOut
 from app.deps import Admin, CheckedLimits, Config, Conn, ExportEngine, Keys, ReadConn
-from app.errors import problem_responses
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 from app.transfer.stream import IdleLimitedStream
 
 router = APIRouter(prefix="/admin/tenants/{tenant_id}/audit", tags=["admin"], dependencies=[Admin])

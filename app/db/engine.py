@@ -1,15 +1,13 @@
-"""The async engine and the per-request transaction."""
+"""The async engines (the per-request transaction is app/db/request.py's)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from fastapi import Request
 from pgvector.asyncpg import register_vector
 from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from app.config import Settings
 from app.db.outage import count_session_end_as_disconnect
@@ -92,41 +90,3 @@ def make_key_engine(url: str) -> AsyncEngine:
         hide_parameters=True,
         connect_args={"server_settings": {"application_name": "engram-auth", "timezone": "UTC"}},
     )
-
-
-AfterCommit = list[Callable[[], Awaitable[None]]]
-
-
-async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
-    """One transaction per request: committed when the handler returns, rolled back if it raises.
-
-    Begun lazily, by the first statement (SQLAlchemy's autobegin): a handler whose one statement
-    is atomic on its own may send it on the driver's connection before that (app.db.sql.driver),
-    in autocommit, one round trip without BEGIN and COMMIT.
-
-    Used with `scope="function"` so the commit happens before the response is sent: an
-    acknowledged write is a durable write. Work the handler puts in `request.state.after_commit`
-    runs after a commit and still before the response (never after a rollback): what the client
-    does next must see it (the window cache's write-through).
-    """
-    engine: AsyncEngine = request.state.engine
-    after: AfterCommit = []
-    request.state.after_commit = after
-    async with engine.connect() as conn:
-        yield conn
-        if conn.in_transaction():
-            await conn.commit()
-    for work in after:
-        await work()
-
-
-async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
-    """A connection in autocommit for requests that only read: no BEGIN / COMMIT round trips.
-
-    Each statement sees its own snapshot; a reader that needs several reads to agree does them
-    in one statement.
-    """
-    engine: AsyncEngine = request.state.engine
-    async with engine.connect() as conn:
-        await conn.execution_options(isolation_level="AUTOCOMMIT")
-        yield conn

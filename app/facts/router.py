@@ -11,10 +11,11 @@ from pydantic import AfterValidator
 
 from app.ai.fact_extractor import FactKind
 from app.deps import CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId, UserIdPath, Wake
-from app.errors import problem_responses
 from app.facts import extraction, service
 from app.facts.schemas import ExtractAccepted, ExtractionState, FactEventOut, FactIn, FactOut, FactPatch
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 from app.timestamps import as_utc
 
 user_facts = APIRouter(prefix="/users/{user_id}/facts", tags=["facts"])

@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, BackgroundTasks, Query
 
 from app.deps import CheckedLimits, Conn, TenantId, Wake
-from app.errors import problem_responses
 from app.indexing import service
 from app.indexing.schemas import FailedItem, IndexingStatus, RetryRequest, RetryResult
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 
 router = APIRouter(prefix="/indexing", tags=["indexing"])
 

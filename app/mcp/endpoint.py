@@ -20,7 +20,8 @@ from starlette.types import Receive, Scope, Send
 
 from app.auth import authenticate
 from app.config import Settings
-from app.errors import AppError, problem_response
+from app.errors import AppError
+from app.problems import problem_response
 
 if TYPE_CHECKING:
     from app.mcp.http import McpHandler

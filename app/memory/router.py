@@ -12,14 +12,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import lean
-from app.db.engine import read_connection
+from app.db.request import read_connection
 from app.deps import AppParts, Parts, ReadConn, SessionIdPath, TenantId, app_parts
-from app.errors import ValidationFailed, problem_responses
+from app.errors import ValidationFailed
 from app.facts.relevant import mark_used
 from app.memory import service
 from app.memory.schemas import MemoryOut
 from app.messages.schemas import Role
 from app.middleware import OperationRoute
+from app.problems import problem_responses
 
 router = APIRouter(prefix="/sessions/{session_id}", tags=["memory"])
 

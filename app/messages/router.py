@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import lean
 from app.cache.write_through import write_through
-from app.db.engine import AfterCommit, transaction
+from app.db.request import AfterCommit, transaction
 from app.deps import (
     AppParts,
     CheckedLimits,
@@ -29,7 +29,6 @@ from app.deps import (
     Wake,
     app_parts,
 )
-from app.errors import problem_responses
 from app.jobs.due import SummaryPolicy
 from app.messages import service
 from app.messages.schemas import (
@@ -41,7 +40,9 @@ from app.messages.schemas import (
     Role,
 )
 from app.middleware import OperationRoute
-from app.pagination import Page, PageRequest, page_query
+from app.page_params import page_query
+from app.pagination import Page, PageRequest
+from app.problems import problem_responses
 from app.timestamps import as_utc
 
 router = APIRouter(prefix="/sessions/{session_id}/messages", tags=["messages"])

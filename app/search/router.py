@@ -7,8 +7,8 @@ from fastapi import APIRouter, Request, Response
 from app import lean
 from app.audit.notes import note
 from app.deps import CheckedLimits, Config, Embed, Engine, TenantId
-from app.errors import problem_responses
 from app.middleware import OperationRoute
+from app.problems import problem_responses
 from app.search import service
 from app.search.schemas import SearchRequest, SearchResponse
 

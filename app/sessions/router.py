@@ -9,8 +9,9 @@ from fastapi import APIRouter, BackgroundTasks, Query, Request, Response
 from app.audit.notes import note
 from app.cache import evictions
 from app.deps import Cache, CheckedLimits, Config, Conn, Engine, SessionIdPath, TenantId
-from app.errors import problem_responses
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 from app.sessions import service
 from app.sessions.schemas import SessionCreate, SessionOut, SessionPatch, SessionStats
 

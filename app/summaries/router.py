@@ -7,8 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from app.deps import Conn, Engine, SessionIdPath, TenantId, Wake
-from app.errors import problem_responses
-from app.pagination import Page, PageRequest, page_query
+from app.page_params import page_query
+from app.pagination import Page, PageRequest
+from app.problems import problem_responses
 from app.summaries import service
 from app.summaries.schemas import SummarizeAccepted, SummaryOut, SummaryState
 

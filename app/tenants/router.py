@@ -9,8 +9,9 @@ from fastapi import APIRouter, BackgroundTasks, Query, Response
 
 from app.cache import evictions
 from app.deps import Admin, Cache, CheckedLimits, Conn, Engine, Keys
-from app.errors import problem_responses
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 from app.tenants import purge, service
 from app.tenants.schemas import KeyCreate, KeyCreated, KeyOut, TenantLimits, TenantLimitsOut, TenantOut
 

@@ -10,9 +10,9 @@ from fastapi.responses import StreamingResponse
 
 from app.config import Settings
 from app.deps import CheckedLimits, Config, Engine, ExportEngine, TenantId, Tok, UserIdPath, Wake
-from app.errors import problem_responses
 from app.jobs.due import SummaryPolicy
 from app.middleware import StreamedBody
+from app.problems import problem_responses
 from app.transfer import export, importer, upload
 from app.transfer.format import NDJSON
 from app.transfer.schemas import ImportResult

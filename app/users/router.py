@@ -6,8 +6,9 @@ from fastapi import APIRouter, BackgroundTasks, Response
 
 from app.cache import evictions
 from app.deps import Cache, CheckedLimits, Conn, Engine, TenantId, UserIdPath, Wake
-from app.errors import problem_responses
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 from app.users import service
 from app.users.schemas import UserOut, UserUpsert
 

@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from app.deps import Admin, Commit, Config, Conn, Engine, Wake
-from app.errors import problem_responses
-from app.pagination import Page, PageParams
+from app.page_params import PageParams
+from app.pagination import Page
+from app.problems import problem_responses
 from app.webhooks import deliveries, service
 from app.webhooks.schemas import (
     DeliveryDetail,

@@ -118,3 +118,16 @@ def test_the_cli_imports_no_database_layer() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
+
+
+def test_the_worker_imports_no_web_framework() -> None:
+    """The worker raises the `AppError`s, pages lists and makes engines like the API, but serves
+    no FastAPI route: FastAPI, once imported there, stayed in its main process for nothing (~7 MB
+    of anonymous memory, docs/benchmarks.md "Footprint, session 12"). app/errors.py,
+    app/pagination.py and app/db/engine.py import no framework; the HTTP side of each is its own
+    module (app/problems.py, app/page_params.py, app/db/request.py)."""
+    probe = (
+        "import sys, app.worker_main; print(sorted(m for m in ('fastapi', 'starlette') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
