@@ -93,6 +93,11 @@ class LocalEmbedder:
             # them leaves the other spinning, and the worker paid ~25 % more CPU per message.
             opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            # No memory pattern: it plans one block per input shape for calls of the same shape
+            # again, but calls here come in many shapes (texts x longest), and the blocks it
+            # planned stayed in the arena: ~30 MB more after 20 batches of chat messages, for no
+            # CPU per text saved (docs/benchmarks.md, "Footprint, session 12"). Same vectors.
+            opts.enable_mem_pattern = False
             self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
             tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
             tok.enable_truncation(MAX_TOKENS)
