@@ -8,10 +8,16 @@ each time it runs: every few seconds under load, it held the event loop for 150-
 `gc.callbacks` probe of `engram serve` under bench/hostile `waiting_searches` and `tenant_flood`,
 "collected 0" each time), which was every other tenant's p99. `gc.freeze()` moves them to a
 permanent generation that collections skip; objects made afterwards are collected as usual.
+
+What starting up freed goes back to the kernel at the same point. glibc's malloc keeps freed
+memory inside its heaps for reuse and returns only a free top of a heap by itself: the holes that
+loading the model leaves (its file parsed before its weights are laid out) stayed in the worker's
+main process, ~7 MB (docs/benchmarks.md, "Footprint, session 12").
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 
 
@@ -20,4 +26,15 @@ def freeze_startup() -> None:
     collections. Call once the process has built what it keeps (again after a later, large load);
     what it frees later (a request's objects, dropped caches) is collected as always."""
     gc.collect()
+    _trim_c_heap()
     gc.freeze()
+
+
+def _trim_c_heap() -> None:
+    """glibc's `malloc_trim(0)`: every whole free page of its heaps back to the kernel. Without
+    glibc (musl, macOS) there is no such call and nothing is done."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
