@@ -164,6 +164,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     per_q: dict[str, list[dict[str, Any]]] = defaultdict(list)
     ms: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, dict[str, float]] = defaultdict(lambda: {"process": 0.0, "postgres": 0.0})
+    wall: dict[str, float] = defaultdict(float)  # seconds spent in each mode's search loops
+    idle: dict[str, float] | None = None
     async with ingest.engram(
         url=args.url, api_key=args.api_key, overrides=overrides, pg_dir=args.pg_dir, database=args.database
     ) as api:
@@ -199,6 +201,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             split = "tune" if conv.sample_id in tune_ids else "heldout"
             for mode in args.modes:
                 before = _cpu_now(args.pg_dir)
+                started = time.perf_counter()
                 for q in questions:
                     body: dict[str, Any] = {
                         "query": q.question,
@@ -213,15 +216,29 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     ms[mode].append((time.perf_counter() - t1) * 1000)
                     hits = [done.hit_dia_ids(h) for h in res["results"]]
                     per_q[mode].append(_scored(conv, q, hits, role_of, split))
+                wall[mode] += time.perf_counter() - started
                 for part, secs in _cpu_now(args.pg_dir).items():
                     cpu[mode][part] += secs - before[part]
             for q, hits in zip(questions, bm25_rankings(conv, questions), strict=True):
                 per_q["bm25"].append(_scored(conv, q, hits, role_of, split))
+        if args.idle_seconds > 0:  # after the searches: the start-up's sweeps are done by then
+            idle = await _idle_rate(args.pg_dir, args.idle_seconds)
     report["latency_ms"] = {m: {"p50": pct(v, 0.5), "p95": pct(v, 0.95), "n": len(v)} for m, v in ms.items()}
     report["cpu_ms_per_search"] = {
         m: {part: round(1000 * secs / len(ms[m]), 2) for part, secs in parts.items()}
         for m, parts in cpu.items()
     }
+    if idle is not None:
+        # What the app spends with no request at all (the worker's polls, housekeeping) over the
+        # time the searches took: part of the figures above, not of any search.
+        report["idle_cpu_ms_per_second"] = {part: round(1000 * rate, 2) for part, rate in idle.items()}
+        report["cpu_ms_per_search_net_of_idle"] = {
+            m: {
+                part: round(1000 * (secs - idle[part] * wall[m]) / len(ms[m]), 2)
+                for part, secs in parts.items()
+            }
+            for m, parts in cpu.items()
+        }
     report["results"] = {
         method: {
             sp: summarise([p for p in rows if sp == "all" or p["split"] == sp])
@@ -232,6 +249,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     report["per_question"] = per_q
     return report
+
+
+async def _idle_rate(pg_dir: Path | None, seconds: float) -> dict[str, float]:
+    """CPU seconds per second of this process and of PostgreSQL while no request runs (the app's
+    worker polling its queues, housekeeping), over `seconds`."""
+    before, started = _cpu_now(pg_dir), time.perf_counter()
+    await asyncio.sleep(seconds)
+    after, spent = _cpu_now(pg_dir), time.perf_counter() - started
+    return {part: (after[part] - before[part]) / spent for part in before}
 
 
 def _cpu_now(pg_dir: Path | None) -> dict[str, float]:
@@ -306,6 +332,13 @@ def tables(report: dict[str, Any]) -> str:
             for m, v in report.get("cpu_ms_per_search", {}).items()
         )
     )
+    idle, net = report.get("idle_cpu_ms_per_second"), report.get("cpu_ms_per_search_net_of_idle", {})
+    if idle is not None:
+        out.append(
+            f"Idle background, CPU ms per second (no request running): this process {idle['process']:.1f}, "
+            f"PostgreSQL {idle['postgres']:.1f}; CPU per search net of it, ms: "
+            + ", ".join(f"{m} {v['process']:.2f} + {v['postgres']:.2f}" for m, v in net.items())
+        )
     ing = report["ingest"]
     if ing:
         n = sum(v["messages"] for v in ing.values())
@@ -362,6 +395,12 @@ def main() -> None:
     ap.add_argument("--user-prefix", default="", help="prefix of the user ids (a shared server)")
     ap.add_argument("--captions", action="store_true", help="append image captions to the content")
     ap.add_argument("--pg-dir", type=Path, help="keep the embedded PostgreSQL here")
+    ap.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=5.0,
+        help="measure the idle background's CPU this long after the searches (0: not)",
+    )
     ap.add_argument("--database", help="database name in --pg-dir (default: a new one)")
     ap.add_argument("--reuse", action="store_true", help="skip conversations already loaded (--database)")
     ap.add_argument("--json", type=Path, help="write the full report here")
