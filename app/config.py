@@ -323,7 +323,21 @@ class Settings(BaseSettings):
 
     # --- search ---
     search_exact_max_rows: int = Field(
-        50_000, ge=0, description="Scopes with at most this many messages are searched exactly."
+        50_000,
+        ge=0,
+        description="Scopes with at most this many messages are searched exactly; larger ones through "
+        "the HNSW index (a large user's own, once the worker has built it).",
+    )
+    search_user_indexes: int = Field(
+        32,
+        ge=0,
+        le=256,
+        description="How many of the largest users (past ENGRAM_SEARCH_EXACT_MAX_ROWS) get an HNSW and "
+        "a full-text index of their own, built by the worker; 0: none (each is one more predicate "
+        "PostgreSQL tests on every insert into messages).",
+    )
+    search_user_indexes_sweep_seconds: float = Field(
+        300.0, gt=0, description="How often the worker builds or drops the large users' own indexes."
     )
     search_candidates: int = Field(
         100, ge=10, le=5000, description="Candidates per method before fusion / MMR."

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -40,6 +41,7 @@ from app.jobs.wake import listen
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention
+from app.search import user_indexes
 from app.summaries import idle as idle_summaries
 from app.summaries.tasks import Summarize
 from app.telemetry.genai import step_attributes
@@ -163,6 +165,10 @@ class Worker:
                 engine, batch=settings.encryption_rotation_batch, on_rewritten=self._rewritten
             )
             self.sweeps.append(sweeps.Sweep("reencrypt", ROTATE_EVERY, self.rotation.run))
+        # Building a large user's indexes takes minutes: a sweep of its own, in a lane of its own.
+        self.index_sweep = sweeps.Sweep(
+            "user_indexes", settings.search_user_indexes_sweep_seconds, self.maintain_user_indexes
+        )
         idle = settings.summary_idle_seconds
         if idle is not None:
             self.sweeps.append(
@@ -182,6 +188,7 @@ class Worker:
         _log.info("worker started", embedder=self.embedder.name, pipeline=PIPELINE)
         lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(PIPELINE)]
         lanes.append(asyncio.create_task(self.deliveries.run(stop)))
+        lanes.append(asyncio.create_task(self._index_lane(stop)))
         try:
             await asyncio.gather(*lanes)
         finally:
@@ -225,6 +232,23 @@ class Worker:
                 await _sleep_or_stop(stop, 1.0)  # retry soon, without spinning on a dead database
             elif not busy:
                 await self._idle(stop)
+
+    async def _index_lane(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            with self.tracing.quiet():
+                await sweeps.run_due([self.index_sweep])
+            await _sleep_or_stop(stop, max(self.index_sweep.due_at - time.monotonic(), 0.1))
+
+    async def maintain_user_indexes(self) -> user_indexes.Result:
+        result = await user_indexes.maintain(
+            self.engine,
+            exact_max=self.settings.search_exact_max_rows,
+            most=self.settings.search_user_indexes,
+        )
+        if result.built or result.dropped:
+            self.metrics.worker_items.labels("user_indexes", "built").inc(result.built)
+            self.metrics.worker_items.labels("user_indexes", "dropped").inc(result.dropped)
+        return result
 
     def _rewritten(self, table: str, n: int) -> None:
         self.metrics.worker_items.labels("reencrypt", table).inc(n)

@@ -31,6 +31,10 @@ and 16, closed loop, for each user tier. Measured separately:
   - the query embedding alone (LocalEmbedder.encode of one query, as the API does per search);
   - EXPLAIN ANALYZE of the exact SQL statements the service runs, for a sample of queries:
     which plan, and its execution time.
+
+Before the queries, the worker's sweep of the largest users' own indexes runs as this process's
+settings say (app/search/user_indexes.py; ENGRAM_SEARCH_EXACT_MAX_ROWS and
+ENGRAM_SEARCH_USER_INDEXES, whose 0 drops them), timed; the servers it starts get the same settings.
 """
 
 from __future__ import annotations
@@ -649,6 +653,8 @@ def embed_timing(queries: list[str]) -> dict[str, Any]:
 def statement_label(sql: str) -> str:
     """A short name for a statement the search service runs (by what it does)."""
     s = " ".join(sql.split())
+    if "'s' AS src" in s:  # hybrid's two lists in one statement (app/search/sql.hybrid_query)
+        return "hybrid (exact)" if "scoped AS MATERIALIZED" in s else "hybrid (hnsw)"
     if "set_config('hnsw" in s:
         return "hnsw settings"
     if "embed_status = 'pending'" in s:
@@ -692,7 +698,7 @@ async def service_profile(
     its time per search, the time of each SQL statement it runs (captured from the driver, so this
     follows the service whatever SQL it builds), and EXPLAIN ANALYZE of those exact statements
     (same text, same parameters, same transaction settings) for the first `explain` queries."""
-    from sqlalchemy import event
+    from sqlalchemy import event, text
 
     from app.config import Settings
     from app.db.engine import make_engine
@@ -712,6 +718,20 @@ async def service_profile(
         t0 = conn.info["t0"].pop()
         captured.append((statement, parameters, (time.perf_counter() - t0) * 1000))
 
+    # Most statements go through `q.fetch`, on the driver's connection (no SQLAlchemy events):
+    # captured here, with their SQL and parameters, to be timed and explained alike.
+    from app.search import sql as q
+
+    real_fetch = q.fetch
+
+    async def spy(conn: Any, stmt: Any, params: dict[str, Any]) -> list[dict[str, Any]]:
+        t0 = time.perf_counter()
+        try:
+            return await real_fetch(conn, stmt, params)
+        finally:
+            captured.append((stmt.text, params, (time.perf_counter() - t0) * 1000))
+
+    q.fetch = spy  # type: ignore[assignment]
     embedder = Lookup(vectors)
     totals: list[float] = []
     stmt_ms: dict[str, list[float]] = {}
@@ -745,13 +765,19 @@ async def service_profile(
                     if label == "hnsw settings":
                         await conn.exec_driver_sql(sql, params)
                         continue
-                    res = await conn.exec_driver_sql("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, params)
+                    explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql
+                    res = await (
+                        conn.execute(text(explain), params)
+                        if isinstance(params, dict)  # a `q.fetch` statement: named parameters
+                        else conn.exec_driver_sql(explain, params)
+                    )
                     plan = res.scalar_one()
                     top = (plan if isinstance(plan, list) else json.loads(plan))[0]
                     exec_ms.setdefault(label, []).append(float(top["Execution Time"]))
                     key = f"{label}: {'+'.join(sorted(_index_names(top['Plan']))) or 'no index'}"
                     plans[key] = plans.get(key, 0) + 1
     finally:
+        q.fetch = real_fetch  # type: ignore[assignment]
         await engine.dispose()
     return {
         "service_ms": pct(totals),
@@ -832,6 +858,47 @@ def query_phase(
             finally:
                 stop(proc)
     return out
+
+
+async def build_user_indexes(url: str) -> dict[str, Any]:
+    """The worker's sweep of the largest users' own indexes (app/search/user_indexes.py), as the
+    settings of this process say (ENGRAM_SEARCH_EXACT_MAX_ROWS, ENGRAM_SEARCH_USER_INDEXES; 0 drops
+    them): how long it took and what it left."""
+    from sqlalchemy import text
+
+    from app.config import Settings
+    from app.db.engine import make_engine
+    from app.search import user_indexes
+
+    settings = Settings()
+    engine = make_engine(settings, url)
+    try:
+        t0 = time.perf_counter()
+        result = await user_indexes.maintain(
+            engine, exact_max=settings.search_exact_max_rows, most=settings.search_user_indexes
+        )
+        seconds = round(time.perf_counter() - t0, 1)
+        async with engine.connect() as conn:
+            sizes = (
+                await conn.execute(
+                    text(
+                        "SELECT count(*) AS n, coalesce(sum(pg_relation_size(indexrelid)), 0) AS bytes "
+                        "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                        "WHERE c.relname LIKE 'ix_messages_bucket_%'"
+                    )
+                )
+            ).one()
+    finally:
+        await engine.dispose()
+    return {
+        "exact_max_rows": settings.search_exact_max_rows,
+        "most": settings.search_user_indexes,
+        "built": result.built,
+        "dropped": result.dropped,
+        "seconds": seconds,
+        "indexes": int(sizes.n),
+        "mb": round(int(sizes.bytes) / 2**20, 1),
+    }
 
 
 async def store_probe(
@@ -1013,6 +1080,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     report["load"] = asyncio.run(load(url, plan, pool, vecs, args))
                     report["load"]["total_s"] = round(time.perf_counter() - t0, 1)
                     say(f"load: {json.dumps(report['load'], default=str)[:2000]}")
+                report["user_indexes"] = asyncio.run(build_user_indexes(url))
+                say(f"user indexes: {json.dumps(report['user_indexes'])}")
                 with tempfile.TemporaryDirectory(prefix="engram-scale-q-") as w:
                     report["queries"] = query_phase(url, pg_pid, plan, args, Path(w))
                 say("the worker's write at this scale (UPDATE with HNSW insert, 2048 rows)")

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.ai.embedder import Embedder
 from app.config import Settings
 from app.db.vectors import as_db_vector, from_db_vector
-from app.search import facts, ranking, sentences, summaries, when
+from app.search import facts, ranking, sentences, summaries, user_indexes, when
 from app.search import sql as q
 from app.search.schemas import (
     IndexingState,
@@ -65,6 +65,8 @@ async def search(
     ).one()
     pending = (opening.pending or 0) + await _pending(conn, _pending_counts(tenant_id, req, messages=False))
     exact = scope.narrow or (sized and opening.size <= settings.search_exact_max_rows)
+    if not exact and req.user_id is not None and settings.search_user_indexes:
+        scope.filters.append(user_indexes.BUCKET_FILTER)  # a large user's own indexes apply
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"

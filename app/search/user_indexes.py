@@ -1,0 +1,155 @@
+"""Indexes of their own for the largest users, so no user-scoped search scans tens of thousands of
+rows exactly or filters the whole table's HNSW graph down to one user.
+
+A search scans a user's messages exactly up to ENGRAM_SEARCH_EXACT_MAX_ROWS; past it, it walks the
+table's one HNSW index with pgvector's iterative scan, which at 1M messages must visit about
+1 / (the user's share of the table) tuples per hit, and its keyword statement takes the full-text
+GIN index's matches of the whole table and then drops the other users' (docs/benchmarks.md, search
+at 1M). The largest users get a partial HNSW index and a partial GIN index each, which hold only
+their rows, as pgvector's docs advise for a filter with few values.
+
+A partial index's predicate is stored in the catalog, so it does not name the user: messages are
+hashed into BUCKETS by (tenant, user), and the indexes cover a bucket. A search past the exact limit
+adds `bucket of the row = bucket of (:t, :u)` (implied by its own user filter, so it changes no
+result): with a plan per execution (app/search/sql.opening_query) PostgreSQL folds the right side
+to the constant that proves the partial index applies. The other users of a bucket (1 in 1,024 of
+the rest) share the index and are filtered as before. A purged user leaves no name behind, only an
+index that the next sweep drops if nobody large is left in its bucket.
+
+At most ENGRAM_SEARCH_USER_INDEXES buckets get indexes, the largest users' first: every partial
+index is one more predicate PostgreSQL tests on each insert into messages and on each plan over it.
+The worker builds them CONCURRENTLY (no write waits), one core at a time, in a lane of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import structlog
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+_log = structlog.get_logger("engram.search")
+
+BUCKETS = 1024
+ROW_BUCKET = "(hashtext(tenant_id || '/' || user_id) & 1023)"
+# The scope's bucket from its parameters; a custom plan folds it to a constant.
+SCOPE_BUCKET = "(hashtext(CAST(:t AS text) || '/' || CAST(:u AS text)) & 1023)"
+BUCKET_FILTER = f"{ROW_BUCKET} = {SCOPE_BUCKET}"
+NAME = re.compile(r"^ix_messages_bucket_(\d{4})_(hnsw|tsv)$")
+# One session lock so that two workers never build the same index twice over.
+LOCK_KEY = 0x656E_6772_616D_7569  # "engramui"
+# An HNSW build much larger than maintenance_work_mem slows down sharply (the graph no longer fits);
+# a 100k-message user's graph needs ~200 MB. One process, no parallel workers: it is background work
+# on machines whose cores serve requests.
+BUILD_SETTINGS = ("SET maintenance_work_mem = '512MB'", "SET max_parallel_maintenance_workers = 0")
+
+
+def index_name(bucket: int, kind: str) -> str:
+    return f"ix_messages_bucket_{bucket:04d}_{kind}"
+
+
+def create_sql(bucket: int, kind: str) -> str:
+    """The DDL of one bucket's index; built from an integer only."""
+    using = "hnsw (embedding vector_cosine_ops)" if kind == "hnsw" else "gin (content_tsv)"
+    return (
+        f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {index_name(int(bucket), kind)} "
+        f"ON messages USING {using} WHERE {ROW_BUCKET} = {int(bucket)}"
+    )
+
+
+# Buckets of users of at least :least messages, largest user first. `sessions.last_seq` sums what
+# was ever appended (a cheap upper bound, from a small table) and picks the users to count; their
+# rows still there are counted up to :cap (past it, the sum stands for their size).
+LARGE_USERS = text(
+    """
+SELECT b.bucket, max(b.n) AS n FROM (
+  SELECT (hashtext(u.tenant_id || '/' || u.user_id) & 1023) AS bucket,
+    CASE WHEN c.n >= :cap THEN u.appended ELSE c.n END AS n
+  FROM (SELECT tenant_id, user_id, sum(last_seq) AS appended FROM sessions
+        GROUP BY tenant_id, user_id HAVING sum(last_seq) >= :least) u
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM (
+      SELECT 1 FROM messages m WHERE m.tenant_id = u.tenant_id AND m.user_id = u.user_id LIMIT :cap
+    ) x
+  ) c
+  WHERE c.n >= :least
+) b GROUP BY b.bucket ORDER BY max(b.n) DESC, b.bucket LIMIT :most
+"""
+)
+EXISTING = text(
+    "SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i "
+    "JOIN pg_class c ON c.oid = i.indexrelid "
+    "WHERE i.indrelid = 'messages'::regclass AND c.relname LIKE 'ix_messages_bucket_%'"
+)
+
+
+@dataclass
+class Plan:
+    """What one pass changes: indexes to drop (invalid, or no large user left) and to build."""
+
+    drop: list[str] = field(default_factory=list)
+    build: list[tuple[int, str]] = field(default_factory=list)
+
+
+def plan(large: list[tuple[int, int]], existing: dict[str, bool], *, exact_max: int, most: int) -> Plan:
+    """`large`: (bucket, its largest user's messages), largest first, users of at least half the
+    exact limit. A bucket gets indexes once a user passes the exact limit and keeps them until its
+    largest falls under half of it (no build and drop back and forth around the limit)."""
+    have = {int(m.group(1)) for name in existing if (m := NAME.match(name))}
+    chosen = [b for b, n in large if n > exact_max or b in have][:most]
+    p = Plan()
+    for name, valid in sorted(existing.items()):
+        m = NAME.match(name)
+        if m is None:
+            continue
+        if not valid or int(m.group(1)) not in chosen:
+            p.drop.append(name)  # an invalid one is what a build cut short left: built again below
+    for bucket in chosen:
+        for kind in ("hnsw", "tsv"):
+            name = index_name(bucket, kind)
+            if name not in existing or not existing[name]:
+                p.build.append((bucket, kind))
+    return p
+
+
+@dataclass
+class Result:
+    dropped: int = 0
+    built: int = 0
+    skipped: bool = False  # another worker holds the lock
+
+
+async def maintain(engine: AsyncEngine, *, exact_max: int, most: int) -> Result:
+    """One pass: drop what is no longer wanted, build what is missing. Runs in autocommit (an index
+    is built or dropped CONCURRENTLY, which no transaction may hold)."""
+    result = Result()
+    async with engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
+        if not (await conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": LOCK_KEY})).scalar():
+            result.skipped = True
+            return result
+        try:
+            least = max(exact_max // 2, 1)
+            large = [
+                (int(r.bucket), int(r.n))
+                for r in await conn.execute(
+                    LARGE_USERS, {"least": least, "cap": exact_max + 1, "most": most * 4}
+                )
+            ]
+            existing = {r.name: bool(r.valid) for r in await conn.execute(EXISTING)}
+            todo = plan(large, existing, exact_max=exact_max, most=most)
+            for name in todo.drop:
+                await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
+                result.dropped += 1
+                _log.info("user index dropped", index=name)
+            for stmt in BUILD_SETTINGS:
+                await conn.execute(text(stmt))
+            for bucket, kind in todo.build:
+                await conn.execute(text(create_sql(bucket, kind)))
+                result.built += 1
+                _log.info("user index built", index=index_name(bucket, kind))
+        finally:
+            await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
+    return result
