@@ -912,7 +912,7 @@ async def store_probe(
     from app.db.vectors import as_db_vector
     from app.indexing.tasks import _STORE
 
-    sql = _STORE.text.replace(":ids", "$1").replace(":vecs", "$2")
+    sql = _STORE.text.replace(":ids", "$1").replace(":vecs", "$2").replace(":sents", "$3")
     db = await asyncpg.connect(url)
     await register_vector(db)  # the worker's binary format (app.db.engine)
     out: dict[str, Any] = {"rows": n}
@@ -948,7 +948,7 @@ async def store_probe(
                 for start in range(lo, lo + n, 128):
                     lits = [as_db_vector(vecs[i]) for i in picks[start : start + 128]]
                     t0 = time.perf_counter()
-                    await db.execute(sql, ids[start : start + 128], lits)
+                    await db.execute(sql, ids[start : start + 128], lits, [None] * len(lits))
                     per_row.append((time.perf_counter() - t0) * 1000 / len(lits))
                     if label == "with HNSW":  # one transaction per batch, as the worker does
                         await tx.commit()
