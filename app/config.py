@@ -325,16 +325,23 @@ class Settings(BaseSettings):
     search_exact_max_rows: int = Field(
         50_000,
         ge=0,
-        description="Scopes with at most this many messages are searched exactly; larger ones through "
-        "the HNSW index (a large user's own, once the worker has built it).",
+        description="Scopes with at most this many messages are searched exactly (but for users with "
+        "indexes of their own); larger ones through the HNSW index.",
     )
     search_user_indexes: int = Field(
         32,
         ge=0,
         le=256,
-        description="How many of the largest users (past ENGRAM_SEARCH_EXACT_MAX_ROWS) get an HNSW and "
-        "a full-text index of their own, built by the worker; 0: none (each is one more predicate "
-        "PostgreSQL tests on every insert into messages).",
+        description="How many of the largest users (past ENGRAM_SEARCH_USER_INDEX_MIN_ROWS) get an "
+        "HNSW and a full-text index of their own, built by the worker; 0: none (each is one more "
+        "predicate PostgreSQL tests on every insert into messages).",
+    )
+    search_user_index_min_rows: int = Field(
+        5_000,
+        ge=1,
+        description="Users with more messages than this get indexes of their own (up to "
+        "ENGRAM_SEARCH_USER_INDEXES, largest first); once built, their searches use them instead of "
+        "an exact scan. They keep them down to half this size.",
     )
     search_user_indexes_sweep_seconds: float = Field(
         300.0, gt=0, description="How often the worker builds or drops the large users' own indexes."

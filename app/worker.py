@@ -242,7 +242,7 @@ class Worker:
     async def maintain_user_indexes(self) -> user_indexes.Result:
         result = await user_indexes.maintain(
             self.engine,
-            exact_max=self.settings.search_exact_max_rows,
+            min_rows=self.settings.search_user_index_min_rows,
             most=self.settings.search_user_indexes,
         )
         if result.built or result.dropped:

@@ -33,7 +33,7 @@ and 16, closed loop, for each user tier. Measured separately:
     which plan, and its execution time.
 
 Before the queries, the worker's sweep of the largest users' own indexes runs as this process's
-settings say (app/search/user_indexes.py; ENGRAM_SEARCH_EXACT_MAX_ROWS and
+settings say (app/search/user_indexes.py; ENGRAM_SEARCH_USER_INDEX_MIN_ROWS and
 ENGRAM_SEARCH_USER_INDEXES, whose 0 drops them), timed; the servers it starts get the same settings.
 """
 
@@ -731,7 +731,7 @@ async def service_profile(
         finally:
             captured.append((stmt.text, params, (time.perf_counter() - t0) * 1000))
 
-    q.fetch = spy  # type: ignore[assignment]
+    q.fetch = spy
     embedder = Lookup(vectors)
     totals: list[float] = []
     stmt_ms: dict[str, list[float]] = {}
@@ -765,11 +765,11 @@ async def service_profile(
                     if label == "hnsw settings":
                         await conn.exec_driver_sql(sql, params)
                         continue
-                    explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql
+                    analyze = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql
                     res = await (
-                        conn.execute(text(explain), params)
+                        conn.execute(text(analyze), params)
                         if isinstance(params, dict)  # a `q.fetch` statement: named parameters
-                        else conn.exec_driver_sql(explain, params)
+                        else conn.exec_driver_sql(analyze, params)
                     )
                     plan = res.scalar_one()
                     top = (plan if isinstance(plan, list) else json.loads(plan))[0]
@@ -777,7 +777,7 @@ async def service_profile(
                     key = f"{label}: {'+'.join(sorted(_index_names(top['Plan']))) or 'no index'}"
                     plans[key] = plans.get(key, 0) + 1
     finally:
-        q.fetch = real_fetch  # type: ignore[assignment]
+        q.fetch = real_fetch
         await engine.dispose()
     return {
         "service_ms": pct(totals),
@@ -862,8 +862,8 @@ def query_phase(
 
 async def build_user_indexes(url: str) -> dict[str, Any]:
     """The worker's sweep of the largest users' own indexes (app/search/user_indexes.py), as the
-    settings of this process say (ENGRAM_SEARCH_EXACT_MAX_ROWS, ENGRAM_SEARCH_USER_INDEXES; 0 drops
-    them): how long it took and what it left."""
+    settings of this process say (ENGRAM_SEARCH_USER_INDEX_MIN_ROWS, ENGRAM_SEARCH_USER_INDEXES; 0
+    drops them): how long it took and what it left."""
     from sqlalchemy import text
 
     from app.config import Settings
@@ -875,7 +875,7 @@ async def build_user_indexes(url: str) -> dict[str, Any]:
     try:
         t0 = time.perf_counter()
         result = await user_indexes.maintain(
-            engine, exact_max=settings.search_exact_max_rows, most=settings.search_user_indexes
+            engine, min_rows=settings.search_user_index_min_rows, most=settings.search_user_indexes
         )
         seconds = round(time.perf_counter() - t0, 1)
         async with engine.connect() as conn:
@@ -892,6 +892,7 @@ async def build_user_indexes(url: str) -> dict[str, Any]:
         await engine.dispose()
     return {
         "exact_max_rows": settings.search_exact_max_rows,
+        "min_rows": settings.search_user_index_min_rows,
         "most": settings.search_user_indexes,
         "built": result.built,
         "dropped": result.dropped,

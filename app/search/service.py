@@ -57,16 +57,22 @@ async def search(
     summary_scope = summaries.build_scope(tenant_id, req) if Kind.summaries in kinds else None
     messages = Kind.messages in kinds
     sized = messages and req.mode in (Mode.semantic, Mode.hybrid) and not scope.narrow
+    mine = req.user_id is not None and settings.search_user_indexes > 0  # may have its own indexes
     opening = (
         await conn.execute(
-            q.opening_query(scope, pending=messages, size=sized),
+            q.opening_query(scope, pending=messages, size=sized, own=sized and mine),
             {**scope.params, "cap": settings.search_exact_max_rows + 1},
         )
     ).one()
     pending = (opening.pending or 0) + await _pending(conn, _pending_counts(tenant_id, req, messages=False))
-    exact = scope.narrow or (sized and opening.size <= settings.search_exact_max_rows)
-    if not exact and req.user_id is not None and settings.search_user_indexes:
-        scope.filters.append(user_indexes.BUCKET_FILTER)  # a large user's own indexes apply
+    # Exact up to the limit, unless the user is large enough to have indexes of their own, built.
+    exact = scope.narrow or (
+        sized
+        and opening.size <= settings.search_exact_max_rows
+        and not (opening.own and opening.size > settings.search_user_index_min_rows)
+    )
+    if not exact and mine:
+        scope.filters.append(user_indexes.BUCKET_FILTER)  # its bucket's indexes apply
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"

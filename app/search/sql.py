@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.crypto import fields
 from app.db.sql import Direct, driver, jsonb
 from app.jsonutil import dumps
+from app.search import user_indexes
 from app.search.schemas import SearchRequest
 
 # What ranking reads of a message candidate (and of a neighbour turn): ids, position, speaker,
@@ -143,13 +144,14 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     return bind(f"WITH {_exact_ctes(scope, with_vectors)} SELECT * FROM sem", scope)
 
 
-def opening_query(scope: Scope, *, pending: bool, size: bool) -> TextClause:
+def opening_query(scope: Scope, *, pending: bool, size: bool, own: bool = False) -> TextClause:
     """A search's first statement, in one round trip: custom plans for every statement after it
     (below), with `pending` the scope's messages still waiting for their embedding
     (`pending_query`), with `size` how many messages its tenant/user part holds, counting no
-    further than :cap (exact or approximate search). Both counts are NULL
-    when not asked. The statement itself may get a generic plan; both counts read one b-tree
-    whatever the parameters (the partial index of rows not yet embedded, the tenant/user index)."""
+    further than :cap (exact or approximate search), with `own` whether its user's bucket has its
+    HNSW index (app/search/user_indexes.py). Each is NULL when not asked. The statement itself may
+    get a generic plan; both counts read one b-tree whatever the parameters (the partial index of
+    rows not yet embedded, the tenant/user index)."""
     counts = [
         f"(SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending')"
         if pending
@@ -161,9 +163,10 @@ def opening_query(scope: Scope, *, pending: bool, size: bool) -> TextClause:
     # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
     # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
     # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
+    mine = user_indexes.OWN_INDEX if own else "CAST(NULL AS boolean)"
     return text(
         f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
-        f"{counts[0]} AS pending, {counts[1]} AS size"
+        f"{counts[0]} AS pending, {counts[1]} AS size, {mine} AS own"
     )
 
 

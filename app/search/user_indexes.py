@@ -1,20 +1,23 @@
 """Indexes of their own for the largest users, so no user-scoped search scans tens of thousands of
 rows exactly or filters the whole table's HNSW graph down to one user.
 
-A search scans a user's messages exactly up to ENGRAM_SEARCH_EXACT_MAX_ROWS; past it, it walks the
-table's one HNSW index with pgvector's iterative scan, which at 1M messages must visit about
-1 / (the user's share of the table) tuples per hit, and its keyword statement takes the full-text
-GIN index's matches of the whole table and then drops the other users' (docs/benchmarks.md, search
-at 1M). The largest users get a partial HNSW index and a partial GIN index each, which hold only
-their rows, as pgvector's docs advise for a filter with few values.
+Without them a search scans a user's messages exactly up to ENGRAM_SEARCH_EXACT_MAX_ROWS (at 1M
+messages, ~1.5 us a row: 72 ms for 48k), and past it walks the table's one HNSW index with
+pgvector's iterative scan, which must visit about 1 / (the user's share of the table) tuples per hit,
+while its keyword statement takes the full-text GIN index's matches of the whole table and then
+drops the other users' (docs/benchmarks.md, search at 1M). So users past
+ENGRAM_SEARCH_USER_INDEX_MIN_ROWS get a partial HNSW index and a partial GIN index each, which hold
+only their rows, as pgvector's docs advise for a filter with few values; once built, their searches
+go through them instead of the exact scan.
 
 A partial index's predicate is stored in the catalog, so it does not name the user: messages are
-hashed into BUCKETS by (tenant, user), and the indexes cover a bucket. A search past the exact limit
-adds `bucket of the row = bucket of (:t, :u)` (implied by its own user filter, so it changes no
-result): with a plan per execution (app/search/sql.opening_query) PostgreSQL folds the right side
-to the constant that proves the partial index applies. The other users of a bucket (1 in 1,024 of
-the rest) share the index and are filtered as before. A purged user leaves no name behind, only an
-index that the next sweep drops if nobody large is left in its bucket.
+hashed into BUCKETS by (tenant, user), and the indexes cover a bucket. A search that does not scan
+exactly (its user has the index, or is past the exact limit) adds `bucket of the row = bucket of
+(:t, :u)`, implied by its own user filter, so it changes no result: with a plan per execution
+(app/search/sql.opening_query) PostgreSQL folds the right side to the constant that proves the
+partial index applies. The other users of a bucket (1 in 1,024 of the rest) share the index and
+are filtered as before. A purged user leaves no name behind, only an index that the next sweep
+drops if nobody large is left in its bucket.
 
 At most ENGRAM_SEARCH_USER_INDEXES buckets get indexes, the largest users' first: every partial
 index is one more predicate PostgreSQL tests on each insert into messages and on each plan over it.
@@ -37,6 +40,12 @@ ROW_BUCKET = "(hashtext(tenant_id || '/' || user_id) & 1023)"
 # The scope's bucket from its parameters; a custom plan folds it to a constant.
 SCOPE_BUCKET = "(hashtext(CAST(:t AS text) || '/' || CAST(:u AS text)) & 1023)"
 BUCKET_FILTER = f"{ROW_BUCKET} = {SCOPE_BUCKET}"
+# Whether the scope's bucket has its HNSW index, built and valid (a catalog lookup by name).
+OWN_INDEX = (
+    "EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+    f"WHERE c.relname = 'ix_messages_bucket_' || lpad(CAST({SCOPE_BUCKET} AS text), 4, '0') || '_hnsw' "
+    "AND i.indisvalid)"
+)
 NAME = re.compile(r"^ix_messages_bucket_(\d{4})_(hnsw|tsv)$")
 # One session lock so that two workers never build the same index twice over.
 LOCK_KEY = 0x656E_6772_616D_7569  # "engramui"
@@ -93,12 +102,12 @@ class Plan:
     build: list[tuple[int, str]] = field(default_factory=list)
 
 
-def plan(large: list[tuple[int, int]], existing: dict[str, bool], *, exact_max: int, most: int) -> Plan:
-    """`large`: (bucket, its largest user's messages), largest first, users of at least half the
-    exact limit. A bucket gets indexes once a user passes the exact limit and keeps them until its
-    largest falls under half of it (no build and drop back and forth around the limit)."""
+def plan(large: list[tuple[int, int]], existing: dict[str, bool], *, min_rows: int, most: int) -> Plan:
+    """`large`: (bucket, its largest user's messages), largest first, users of at least half
+    `min_rows`. A bucket gets indexes once a user passes `min_rows` and keeps them until its largest
+    falls under half of it (no build and drop back and forth around the limit)."""
     have = {int(m.group(1)) for name in existing if (m := NAME.match(name))}
-    chosen = [b for b, n in large if n > exact_max or b in have][:most]
+    chosen = [b for b, n in large if n > min_rows or b in have][:most]
     p = Plan()
     for name, valid in sorted(existing.items()):
         m = NAME.match(name)
@@ -121,7 +130,7 @@ class Result:
     skipped: bool = False  # another worker holds the lock
 
 
-async def maintain(engine: AsyncEngine, *, exact_max: int, most: int) -> Result:
+async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
     """One pass: drop what is no longer wanted, build what is missing. Runs in autocommit (an index
     is built or dropped CONCURRENTLY, which no transaction may hold)."""
     result = Result()
@@ -131,15 +140,15 @@ async def maintain(engine: AsyncEngine, *, exact_max: int, most: int) -> Result:
             result.skipped = True
             return result
         try:
-            least = max(exact_max // 2, 1)
+            least = max(min_rows // 2, 1)
             large = [
                 (int(r.bucket), int(r.n))
                 for r in await conn.execute(
-                    LARGE_USERS, {"least": least, "cap": exact_max + 1, "most": most * 4}
+                    LARGE_USERS, {"least": least, "cap": min_rows + 1, "most": most * 4}
                 )
             ]
             existing = {r.name: bool(r.valid) for r in await conn.execute(EXISTING)}
-            todo = plan(large, existing, exact_max=exact_max, most=most)
+            todo = plan(large, existing, min_rows=min_rows, most=most)
             for name in todo.drop:
                 await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
                 result.dropped += 1

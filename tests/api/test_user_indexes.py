@@ -1,6 +1,6 @@
 """The largest users' own indexes (app/search/user_indexes.py): built by the worker's sweep for users
-past the exact-search limit, used by their searches, naming nobody, dropped when nobody large is
-left in their bucket, rebuilt when a build was cut short."""
+past ENGRAM_SEARCH_USER_INDEX_MIN_ROWS, used by their searches once built, naming nobody, dropped
+when nobody large is left in their bucket, rebuilt when a build was cut short."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from tests.support.app import make_settings
 from tests.support.db import create_database, engine_for
 
 TENANT = "tenant-x"
-SIZES = {"ada-lovelace@example.com": 300, "bob": 160, "cy": 20}  # exact limit 100 below
-EXACT_MAX = 100
+SIZES = {"ada-lovelace@example.com": 300, "bob": 160, "cy": 20}  # MIN_ROWS below
+MIN_ROWS = 100
 TOPICS = ["pottery", "sailing", "violin", "chess", "gardening", "climbing"]
 
 
@@ -67,7 +67,7 @@ async def engine(url: str) -> AsyncIterator[AsyncEngine]:
                     "texts": [f"note {i} about {TOPICS[i % len(TOPICS)]}" for i in range(n)],
                 },
             )
-    await maintain(engine, exact_max=EXACT_MAX, most=0)  # none left from another test
+    await maintain(engine, min_rows=MIN_ROWS, most=0)  # none left from another test
     yield engine
     await engine.dispose()
 
@@ -157,7 +157,7 @@ def _names(node: Any) -> list[str]:
 async def test_large_users_get_their_own_indexes_and_their_searches_use_them(
     engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result = await maintain(engine, exact_max=EXACT_MAX, most=4)
+    result = await maintain(engine, min_rows=MIN_ROWS, most=4)
     buckets = {await bucket_of(engine, u) for u in ("ada-lovelace@example.com", "bob")}
     found = await bucket_indexes(engine)
     assert set(found) == {index_name(b, k) for b in buckets for k in ("hnsw", "tsv")}
@@ -169,23 +169,36 @@ async def test_large_users_get_their_own_indexes_and_their_searches_use_them(
 
     user = "ada-lovelace@example.com"
     own = {index_name(await bucket_of(engine, user), k) for k in ("hnsw", "tsv")}
-    ann, sent = await searched(engine, monkeypatch, user, search_exact_max_rows=EXACT_MAX)
+    ann, sent = await searched(engine, monkeypatch, user, search_user_index_min_rows=MIN_ROWS)
     (stmt, params), *_ = sent
-    assert ROW_BUCKET in stmt.text  # past the limit, the search names the bucket
+    assert ROW_BUCKET in stmt.text  # its indexes are built: the search names the bucket
     assert own <= await indexes_used(engine, stmt, params)
     # and finds what the exact scan finds (an HNSW graph of 300 rows misses none at this ef_search)
-    exact, sent = await searched(engine, monkeypatch, user, search_exact_max_rows=10_000)
-    assert ROW_BUCKET not in sent[0][0].text
+    exact, sent = await searched(engine, monkeypatch, user, search_user_index_min_rows=10_000)
+    assert ROW_BUCKET not in sent[0][0].text  # under the size for indexes of its own: exact
     assert ann == exact and len(ann) == 10
-    # with the indexes off, the bucket is not named: the search reads only the table's own indexes
+    # with the indexes off, the bucket is not named: the search scans exactly, as below the limit
     _, sent = await searched(
-        engine, monkeypatch, user, search_exact_max_rows=EXACT_MAX, search_user_indexes=0
+        engine, monkeypatch, user, search_user_index_min_rows=MIN_ROWS, search_user_indexes=0
     )
     assert ROW_BUCKET not in sent[0][0].text
 
 
+async def test_a_user_whose_indexes_are_not_built_yet_is_searched_exactly(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = "ada-lovelace@example.com"
+    _, sent = await searched(engine, monkeypatch, user, search_user_index_min_rows=MIN_ROWS)
+    assert ROW_BUCKET not in sent[0][0].text and "scoped AS MATERIALIZED" in sent[0][0].text
+    # past the exact limit with no index of its own: the table's HNSW index, the bucket named anyway
+    _, sent = await searched(
+        engine, monkeypatch, user, search_user_index_min_rows=MIN_ROWS, search_exact_max_rows=MIN_ROWS
+    )
+    assert ROW_BUCKET in sent[0][0].text and "scoped AS MATERIALIZED" not in sent[0][0].text
+
+
 async def test_only_the_largest_get_indexes_and_a_purged_user_leaves_none(engine: AsyncEngine) -> None:
-    await maintain(engine, exact_max=EXACT_MAX, most=1)
+    await maintain(engine, min_rows=MIN_ROWS, most=1)
     biggest = await bucket_of(engine, "ada-lovelace@example.com")
     assert set(await bucket_indexes(engine)) == {index_name(biggest, k) for k in ("hnsw", "tsv")}
     async with engine.begin() as conn:
@@ -193,7 +206,7 @@ async def test_only_the_largest_get_indexes_and_a_purged_user_leaves_none(engine
             text("DELETE FROM users WHERE tenant_id = :t AND user_id = :u"),
             {"t": TENANT, "u": "ada-lovelace@example.com"},
         )
-    result = await maintain(engine, exact_max=EXACT_MAX, most=1)
+    result = await maintain(engine, min_rows=MIN_ROWS, most=1)
     # bob (160) is next; ada's bucket, with nobody of 50 messages left in it, is dropped
     bob = await bucket_of(engine, "bob")
     assert set(await bucket_indexes(engine)) == {index_name(bob, k) for k in ("hnsw", "tsv")}
@@ -201,7 +214,7 @@ async def test_only_the_largest_get_indexes_and_a_purged_user_leaves_none(engine
 
 
 async def test_a_build_cut_short_is_built_again(engine: AsyncEngine) -> None:
-    await maintain(engine, exact_max=EXACT_MAX, most=4)
+    await maintain(engine, min_rows=MIN_ROWS, most=4)
     name = index_name(await bucket_of(engine, "bob"), "hnsw")
     async with engine.begin() as conn:  # what a killed CREATE INDEX CONCURRENTLY leaves behind
         await conn.execute(
@@ -209,7 +222,7 @@ async def test_a_build_cut_short_is_built_again(engine: AsyncEngine) -> None:
             {"n": name},
         )
     assert (await bucket_indexes(engine))[name][0] is False
-    result = await maintain(engine, exact_max=EXACT_MAX, most=4)
+    result = await maintain(engine, min_rows=MIN_ROWS, most=4)
     assert result.dropped == 1 and result.built == 1
     assert (await bucket_indexes(engine))[name][0] is True
 
@@ -218,7 +231,7 @@ async def test_a_second_worker_skips_while_one_maintains(engine: AsyncEngine) ->
     async with engine.connect() as conn:
         await conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": LOCK_KEY})
         try:
-            result = await maintain(engine, exact_max=EXACT_MAX, most=4)
+            result = await maintain(engine, min_rows=MIN_ROWS, most=4)
         finally:
             await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
     assert result.skipped and result.built == 0

@@ -10,34 +10,34 @@ def both(bucket: int) -> dict[str, bool]:
 
 
 def test_a_user_past_the_exact_limit_gets_both_indexes() -> None:
-    p = plan([(7, 120), (9, 80)], {}, exact_max=100, most=4)
+    p = plan([(7, 120), (9, 80)], {}, min_rows=100, most=4)
     assert p.build == [(7, "hnsw"), (7, "tsv")]  # 80 is under the limit: still scanned exactly
     assert p.drop == []
 
 
 def test_only_the_largest_get_indexes() -> None:
-    p = plan([(1, 900), (2, 500), (3, 300)], {}, exact_max=100, most=2)
+    p = plan([(1, 900), (2, 500), (3, 300)], {}, min_rows=100, most=2)
     assert [b for b, _ in p.build] == [1, 1, 2, 2]
 
 
 def test_a_bucket_keeps_its_indexes_down_to_half_the_limit() -> None:
     # `large` lists users of at least half the limit: 60 keeps bucket 5's indexes, no rebuild
-    p = plan([(5, 60)], both(5), exact_max=100, most=4)
+    p = plan([(5, 60)], both(5), min_rows=100, most=4)
     assert p.build == [] and p.drop == []
     # nobody of half the limit left in bucket 5 (purged, or shrunk by retention): both go
-    p = plan([], both(5), exact_max=100, most=4)
+    p = plan([], both(5), min_rows=100, most=4)
     assert sorted(p.drop) == sorted(both(5))
 
 
 def test_an_invalid_index_is_dropped_and_built_again() -> None:
     existing = {index_name(5, "hnsw"): False, index_name(5, "tsv"): True}
-    p = plan([(5, 500)], existing, exact_max=100, most=4)
+    p = plan([(5, 500)], existing, min_rows=100, most=4)
     assert p.drop == [index_name(5, "hnsw")]
     assert p.build == [(5, "hnsw")]
 
 
 def test_none_wanted_drops_every_one() -> None:
-    p = plan([(5, 500)], both(5) | {"ix_messages_content_tsv": True}, exact_max=100, most=0)
+    p = plan([(5, 500)], both(5) | {"ix_messages_content_tsv": True}, min_rows=100, most=0)
     assert sorted(p.drop) == sorted(both(5))  # never an index that is not a bucket's
 
 
