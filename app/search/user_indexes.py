@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 _log = structlog.get_logger("engram.search")
 
 BUCKETS = 1024
+# Migration 0016's statistics are over this very expression: change both together.
 ROW_BUCKET = "(hashtext(tenant_id || '/' || user_id) & 1023)"
 # The scope's bucket from its parameters; a custom plan folds it to a constant.
 SCOPE_BUCKET = "(hashtext(CAST(:t AS text) || '/' || CAST(:u AS text)) & 1023)"

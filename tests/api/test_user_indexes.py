@@ -184,6 +184,25 @@ async def test_large_users_get_their_own_indexes_and_their_searches_use_them(
     assert ROW_BUCKET not in sent[0][0].text
 
 
+async def test_the_planner_knows_a_users_rows_lie_in_one_bucket(engine: AsyncEngine) -> None:
+    """Migration 0016's statistics: without them the bucket's filter counts as independent of the
+    user's, the estimate falls to a fraction of a percent, and sorting the user's rows looks cheaper
+    than the bucket's HNSW index (at 1M messages, 640 ms against 2 ms)."""
+    async with engine.begin() as conn:
+        await conn.execute(text("ANALYZE messages"))
+        plan = (
+            await conn.execute(
+                text(
+                    "EXPLAIN (FORMAT JSON) SELECT 1 FROM messages WHERE tenant_id = :t AND user_id = :u "
+                    f"AND {ROW_BUCKET} = (hashtext(CAST(:t AS text) || '/' || CAST(:u AS text)) & 1023)"
+                ),
+                {"t": TENANT, "u": "ada-lovelace@example.com"},
+            )
+        ).scalar_one()
+    rows = (plan if isinstance(plan, list) else json.loads(plan))[0]["Plan"]["Plan Rows"]
+    assert rows >= SIZES["ada-lovelace@example.com"] / 2, rows
+
+
 async def test_a_user_whose_indexes_are_not_built_yet_is_searched_exactly(
     engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
