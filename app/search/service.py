@@ -61,7 +61,11 @@ async def search(
     opening = (
         await conn.execute(
             q.opening_query(scope, pending=messages, size=sized, own=sized and mine),
-            {**scope.params, "cap": settings.search_exact_max_rows + 1},
+            {
+                **scope.params,
+                "cap": settings.search_exact_max_rows + 1,
+                "own_cap": settings.search_user_index_min_rows + 1,
+            },
         )
     ).one()
     pending = (opening.pending or 0) + await _pending(conn, _pending_counts(tenant_id, req, messages=False))
