@@ -245,9 +245,9 @@ class Worker:
             min_rows=self.settings.search_user_index_min_rows,
             most=self.settings.search_user_indexes,
         )
-        if result.built or result.dropped:
-            self.metrics.worker_items.labels("user_indexes", "built").inc(result.built)
-            self.metrics.worker_items.labels("user_indexes", "dropped").inc(result.dropped)
+        for outcome, n in (("built", result.built), ("dropped", result.dropped), ("failed", result.failed)):
+            if n:
+                self.metrics.worker_items.labels("user_indexes", outcome).inc(n)
         return result
 
     def _rewritten(self, table: str, n: int) -> None:

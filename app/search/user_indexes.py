@@ -11,7 +11,7 @@ only their rows, as pgvector's docs advise for a filter with few values; once bu
 go through them instead of the exact scan.
 
 A partial index's predicate is stored in the catalog, so it does not name the user: messages are
-hashed into BUCKETS by (tenant, user), and the indexes cover a bucket. A search that does not scan
+hashed into 1,024 buckets by (tenant, user), and the indexes cover a bucket. A search that does not scan
 exactly (its user has the index, or is past the exact limit) adds `bucket of the row = bucket of
 (:t, :u)`, implied by its own user filter, so it changes no result: with a plan per execution
 (app/search/sql.opening_query) PostgreSQL folds the right side to the constant that proves the
@@ -35,7 +35,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 _log = structlog.get_logger("engram.search")
 
-BUCKETS = 1024
 # Migration 0016's statistics are over this very expression: change both together.
 ROW_BUCKET = "(hashtext(tenant_id || '/' || user_id) & 1023)"
 # The scope's bucket from its parameters; a custom plan folds it to a constant.
@@ -128,6 +127,7 @@ def plan(large: list[tuple[int, int]], existing: dict[str, bool], *, min_rows: i
 class Result:
     dropped: int = 0
     built: int = 0
+    failed: int = 0  # builds that raised: tried again at the next sweep, not at once
     skipped: bool = False  # another worker holds the lock
 
 
@@ -157,9 +157,21 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
             for stmt in BUILD_SETTINGS:
                 await conn.execute(text(stmt))
             for bucket, kind in todo.build:
-                await conn.execute(text(create_sql(bucket, kind)))
+                # A build that fails (disk full, cancelled) leaves an invalid index that the next
+                # pass drops and builds again; caught here so that it is not retried every few
+                # seconds as a failed sweep would be, each try reading the whole table.
+                try:
+                    await conn.execute(text(create_sql(bucket, kind)))
+                except Exception as exc:
+                    result.failed += 1
+                    name = index_name(bucket, kind)
+                    _log.warning("user index build failed", index=name, error=str(exc)[:500])
+                    continue
                 result.built += 1
                 _log.info("user index built", index=index_name(bucket, kind))
         finally:
+            # The connection goes back to the pool: none of the build's settings, nor the lock.
+            for setting in ("maintenance_work_mem", "max_parallel_maintenance_workers"):
+                await conn.execute(text(f"RESET {setting}"))
             await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
     return result

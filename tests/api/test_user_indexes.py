@@ -246,6 +246,27 @@ async def test_a_build_cut_short_is_built_again(engine: AsyncEngine) -> None:
     assert (await bucket_indexes(engine))[name][0] is True
 
 
+async def test_a_failed_build_is_left_for_the_next_sweep(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.search import user_indexes
+
+    real = user_indexes.create_sql
+
+    def broken(bucket: int, kind: str) -> str:
+        sql = real(bucket, kind)
+        return sql.replace("vector_cosine_ops", "no_such_ops") if kind == "hnsw" else sql
+
+    monkeypatch.setattr(user_indexes, "create_sql", broken)
+    result = await maintain(engine, min_rows=MIN_ROWS, most=1)  # no exception: the sweep succeeds
+    assert (result.built, result.failed) == (1, 1)
+    monkeypatch.undo()
+    result = await maintain(engine, min_rows=MIN_ROWS, most=1)
+    assert (result.built, result.failed) == (1, 0)
+    async with engine.connect() as conn:  # the pooled connection kept none of the build's settings
+        assert (await conn.execute(text("SHOW maintenance_work_mem"))).scalar() != "512MB"
+
+
 async def test_a_second_worker_skips_while_one_maintains(engine: AsyncEngine) -> None:
     async with engine.connect() as conn:
         await conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": LOCK_KEY})
