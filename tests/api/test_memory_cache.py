@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from asgi_lifespan import LifespanManager
 
 from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_settings, ready_model
 from tests.support.openai_stub import serve_app
 from tests.support.redis_server import RedisServer
 
@@ -36,6 +36,9 @@ async def client(database_url: str, own_redis: RedisServer) -> AsyncIterator[htt
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager,
         client_for(manager.app) as c,  # type: ignore[arg-type]
     ):
+        # Readiness moves with Redis alone below: start once the model (loaded in the
+        # background) is ready, which under load took longer than the first requests (CI).
+        await ready_model(c)
         yield c
 
 

@@ -11,19 +11,7 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings
-from tests.support.db import until
-
-
-async def ready_model(c: httpx.AsyncClient) -> httpx.Response:
-    """/readyz once the model (loaded after start-up, in the background) is ready."""
-
-    async def probe() -> httpx.Response | None:
-        r = await c.get("/readyz")
-        return r if r.json()["checks"].get("model") == "ok" else None
-
-    response: httpx.Response = await until(probe, within=STARTUP)
-    return response
+from tests.support.app import STARTUP, client_for, make_settings, ready_model
 
 
 async def test_healthz(app: FastAPI) -> None:

@@ -11,6 +11,7 @@ import httpx
 from fastapi import FastAPI
 
 from app.config import Settings
+from tests.support.db import until
 
 ADMIN_TOKEN = "test-admin-token"
 # App start-up loads the local model; the first run on a machine also exports it to ONNX.
@@ -59,3 +60,14 @@ async def new_tenant_client(app: FastAPI, admin: httpx.AsyncClient) -> httpx.Asy
     r = await admin.post("/v1/admin/keys", json={"tenant_id": tenant, "name": "test"})
     assert r.status_code == 201, r.text
     return client_for(app, {"Authorization": f"Bearer {r.json()['key']}"})
+
+
+async def ready_model(c: httpx.AsyncClient) -> httpx.Response:
+    """/readyz once the model (loaded after start-up, in the background) is ready."""
+
+    async def probe() -> httpx.Response | None:
+        r = await c.get("/readyz")
+        return r if r.json()["checks"].get("model") == "ok" else None
+
+    response: httpx.Response = await until(probe, within=STARTUP)
+    return response
