@@ -80,17 +80,21 @@ async def _app_error(request: Request, exc: Exception) -> Response:
     )
 
 
+def _malformed_json(request: Request) -> Response:
+    return problem_response(
+        status=400,
+        slug=MalformedJSON.slug,
+        title=MalformedJSON.title,
+        detail="The request body is not valid JSON (or not UTF-8).",
+        instance=request.url.path,
+    )
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     raw = list(exc.errors())
     if any(e.get("type") == "json_invalid" for e in raw):
-        return problem_response(
-            status=400,
-            slug=MalformedJSON.slug,
-            title=MalformedJSON.title,
-            detail="The request body is not valid JSON (or not UTF-8).",
-            instance=request.url.path,
-        )
+        return _malformed_json(request)
     errors = _clean_validation_errors(raw)
     first = errors[0] if errors else {"loc": [], "msg": "invalid"}
     where = ".".join(str(p) for p in first["loc"])
@@ -117,13 +121,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
         # FastAPI's body parser: bytes that are not UTF-8 are malformed JSON (RFC 8259 §8.1).
-        return problem_response(
-            status=400,
-            slug=MalformedJSON.slug,
-            title=MalformedJSON.title,
-            detail="The request body is not valid JSON (or not UTF-8).",
-            instance=request.url.path,
-        )
+        return _malformed_json(request)
     slug, title = _STATUS_SLUGS.get(exc.status_code, ("http-error", "HTTP error"))
     return problem_response(
         status=exc.status_code,
