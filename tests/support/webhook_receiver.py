@@ -66,6 +66,10 @@ class Receiver:
         body = b""
         while True:
             message = await receive()
+            if message["type"] == "http.disconnect":
+                # The sender went away mid-request (a worker killed while sending): a receiver
+                # never got this request whole, so it neither processed nor acknowledged it.
+                return
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
