@@ -10,6 +10,7 @@ backoffs and timeouts), and no other test's worker takes its deliveries.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -355,12 +356,13 @@ async def test_a_receiver_answering_500_is_retried_then_failed_and_can_be_resent
     )
     detail = (await tenant.admin.get(f"{tenant.base}/{eid}/deliveries/{gone['delivery_id']}")).json()
     assert [a["status_code"] for a in detail["attempt_log"]] == [500] * ATTEMPTS
-    # Backoff: the tries are spaced (0.2 s, then 0.4 s, counted from each claim, which is a little
-    # before the receiver has the request), not fired back to back. Each gap between arrivals also
-    # carries the sends' own delays: a late second try (0.43 s after the first, in a loaded CI)
-    # shortened the next gap to 0.18 s, so the third try is checked against the first.
-    gaps = [b.at - a.at for a, b in zip(receiver.received, receiver.received[1:], strict=False)]
-    assert gaps[0] >= 0.1 and gaps[0] + gaps[1] >= 0.45, gaps
+    # Backoff: the tries are spaced 0.2 s, then 0.4 s. Read on the database's clock, not on the
+    # receiver's arrivals: each try is logged at its transaction's start and the next is due that
+    # long after it, so these bounds are exact, while arrival gaps also carry each send's own delay
+    # (a loaded CI once saw arrivals 0.07 s apart for tries that were claimed 0.2 s apart).
+    at = [datetime.fromisoformat(a["attempted_at"]) for a in detail["attempt_log"]]
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(at)]
+    assert gaps[0] >= 0.2 and gaps[1] >= 0.4, gaps
     assert set(receiver.ids()) == {out["event_id"]}  # every retry carries the same event id
 
     metrics = (await client_for(hooks_app).get("/metrics")).text
