@@ -172,6 +172,14 @@ class Settings(BaseSettings):
     worker_poll_seconds: float = Field(
         0.25, gt=0, le=60, description="Idle poll interval (a Redis wake-up comes sooner)."
     )
+    worker_idle_poll_max_seconds: float = Field(
+        2.0,
+        gt=0,
+        le=300,
+        description="While new work is announced (Redis, or the worker inside `engram serve`), an "
+        "idle worker's polls back off from ENGRAM_WORKER_POLL_SECONDS to this; they then only catch "
+        "retries and writes nobody announced.",
+    )
     worker_max_attempts: int = Field(5, ge=1, le=100, description="Tries before an item is failed.")
     worker_backoff_seconds: float = Field(1.0, gt=0, description="First retry delay (doubles).")
     worker_backoff_max_seconds: float = Field(300.0, gt=0, description="Longest retry delay.")

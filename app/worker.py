@@ -33,11 +33,12 @@ from app.indexing.tasks import LAG, EmbedMessages
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
 from app.jobs.due import SummaryPolicy
+from app.jobs.idle import IdleBackoff
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner, describe
 from app.jobs.shared_model import SharedModel
 from app.jobs.step import Step
-from app.jobs.wake import listen
+from app.jobs.wake import Listening, listen
 from app.messages.tasks import sweep_idempotency_keys
 from app.metrics import Metrics
 from app.retention.tasks import Rule, apply_retention
@@ -87,7 +88,10 @@ class Worker:
         self.embedder = embedder
         self.redis = redis
         self.metrics = metrics
+        # The in-process event of `engram serve`: this process's API announces its writes on it.
+        self.local_wake = wake is not None
         self.wake = wake or asyncio.Event()
+        self.listening = Listening()
         self.tracing = tracing or NoTracing()
         self.runner = StepRunner(
             engine=engine,
@@ -136,7 +140,11 @@ class Worker:
         )
         # Webhook deliveries run in lanes of their own: a slow receiver never holds up the model.
         self.deliveries = DeliveryLanes(
-            settings=settings, engine=engine, metrics=metrics, tracing=self.tracing
+            settings=settings,
+            engine=engine,
+            metrics=metrics,
+            tracing=self.tracing,
+            announced=self.announced,
         )
         self.retention = Rule(
             max_messages=settings.retention_max_messages, max_age_days=settings.retention_max_age_days
@@ -183,7 +191,7 @@ class Worker:
         listener = None
         if self.redis is not None:
             with self.tracing.quiet():  # the wake-up listener's polls are no spans (the task keeps it)
-                listener = asyncio.create_task(listen(self.redis, self.wake, stop))
+                listener = asyncio.create_task(listen(self.redis, self.wake, stop, self.listening))
         self.cpu.start()
         _log.info("worker started", embedder=self.embedder.name, pipeline=PIPELINE)
         lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(PIPELINE)]
@@ -208,11 +216,12 @@ class Worker:
         """One batch after another; lanes run side by side and share the model lock. The
         housekeeping lane also runs the steps after the first, and the sweeps."""
         steps = self.steps if housekeeping else self.steps[:1]
+        backoff = IdleBackoff(self.settings.worker_poll_seconds, self.settings.worker_idle_poll_max_seconds)
         while not stop.is_set():
             # Cleared before the claim, never after: a wake-up that arrives while this batch is in
             # the model (rows committed after the claim) is kept and ends the idle wait at once.
             self.wake.clear()
-            busy = trouble = False
+            busy = trouble = worked = False
             for step in steps:
                 try:
                     result = await self.runner.run(step)
@@ -223,15 +232,29 @@ class Worker:
                 busy = result.more
                 if result.claimed:  # its commit may have queued webhook events
                     self.deliveries.wake.set()
+                    worked = True  # and a failed item's retry is soon due
                 if busy:
                     break
             if housekeeping:
                 with self.tracing.quiet():  # periodic housekeeping: no trace every few seconds
                     await sweeps.run_due(self.sweeps)
+            if worked or trouble:
+                backoff.reset()
             if trouble and not busy:
                 await _sleep_or_stop(stop, 1.0)  # retry soon, without spinning on a dead database
             elif not busy:
-                await self._idle(stop)
+                wait = backoff.wait(announced=self.announced())
+                if housekeeping:  # a sweep falls due on its own clock, announced by nobody
+                    wait = min(wait, max(sweeps.next_due(self.sweeps) - time.monotonic(), 0.0))
+                if await self._idle(stop, wait):
+                    backoff.reset()
+
+    def announced(self) -> bool:
+        """Whether new work is announced now (app/jobs/idle.py): with Redis, while the wake-up
+        listener is subscribed; without, when this process's own API pokes the worker."""
+        if self.redis is not None:
+            return self.listening.up
+        return self.local_wake
 
     async def _index_lane(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -328,20 +351,19 @@ class Worker:
             self.metrics.worker_failed.labels(kind).set(job.failed if job else 0)
             self.metrics.worker_lag.labels(kind).set(float(job.lag) if job else 0.0)
 
-    async def _idle(self, stop: asyncio.Event) -> None:
+    async def _idle(self, stop: asyncio.Event, seconds: float) -> bool:
+        """Wait `seconds`, or until a wake-up or the stop; True if woken."""
         if self.wake.is_set():  # woken while the last batch ran: more work was committed since
-            return
+            return True
         waiter = asyncio.create_task(self.wake.wait())
         stopper = asyncio.create_task(stop.wait())
-        await asyncio.wait(
-            {waiter, stopper},
-            timeout=self.settings.worker_poll_seconds,
-            return_when=asyncio.FIRST_COMPLETED,
-        )
+        await asyncio.wait({waiter, stopper}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
         for task in (waiter, stopper):
             task.cancel()
         if self.wake.is_set():  # a wake-up (e.g. after a user purge) may be for the deliveries too
             self.deliveries.wake.set()
+            return True
+        return False
 
 
 async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:

@@ -41,3 +41,8 @@ async def run_due(sweeps: Sequence[Sweep]) -> None:
             continue
         sweep.runs += 1
         sweep.due_at = time.monotonic() + sweep.every
+
+
+def next_due(sweeps: Sequence[Sweep]) -> float:
+    """The monotonic time the first of `sweeps` falls due (infinity for none)."""
+    return min((sweep.due_at for sweep in sweeps), default=float("inf"))

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import structlog
 from redis.asyncio import Redis
@@ -48,19 +49,34 @@ class Waker:
             _log.debug("wake-up not published", error=type(exc).__name__)
 
 
-async def listen(redis: Redis, event: asyncio.Event, stop: asyncio.Event) -> None:
+@dataclass
+class Listening:
+    """Whether the listener is subscribed now: only then are other processes' writes announced
+    (app/jobs/idle.py lets idle polls back off on that). Owned by one worker."""
+
+    up: bool = False
+
+
+async def listen(
+    redis: Redis, event: asyncio.Event, stop: asyncio.Event, listening: Listening | None = None
+) -> None:
     """Set `event` on every published wake-up; reconnect with backoff while Redis is down."""
+    state = listening or Listening()
     delay = 0.5
     while not stop.is_set():
         try:
             async with redis.pubsub() as pubsub:
                 await pubsub.subscribe(CHANNEL)
+                state.up = True
+                # Anything written while the channel was down was announced to nobody.
+                event.set()
                 delay = 0.5
                 while not stop.is_set():
                     msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if msg is not None:
                         event.set()
         except Exception as exc:  # connection lost: fall back to polling until it is back
+            state.up = False
             _log.info("wake-up channel unavailable; polling", error=type(exc).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=delay)

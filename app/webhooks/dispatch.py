@@ -1,17 +1,19 @@
 """The worker's delivery lanes: ENGRAM_WEBHOOK_CONCURRENCY loops, each running the delivery step
 (one delivery per transaction), so a slow receiver holds up one lane, not the worker's model work
-nor the other receivers. Lane 0 polls; the others sleep until there is work (a lane that found
-some, or a wake-up relayed by the worker)."""
+nor the other receivers. Lane 0 polls (backing off while idle, app/jobs/idle.py); the others sleep
+until there is work (a lane that found some, or a wake-up relayed by the worker)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings
+from app.jobs.idle import IdleBackoff
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner, describe
 from app.metrics import Metrics
@@ -24,12 +26,21 @@ _log = structlog.get_logger("engram.webhooks")
 
 class DeliveryLanes:
     def __init__(
-        self, *, settings: Settings, engine: AsyncEngine, metrics: Metrics, tracing: Tracing | None = None
+        self,
+        *,
+        settings: Settings,
+        engine: AsyncEngine,
+        metrics: Metrics,
+        tracing: Tracing | None = None,
+        announced: Callable[[], bool] = lambda: False,
     ) -> None:
         self.engine = engine
         self.metrics = metrics
         self.lanes = settings.webhook_concurrency
         self.poll = settings.worker_poll_seconds
+        self.poll_max = settings.worker_idle_poll_max_seconds
+        # The worker's: whether new deliveries are announced (their changes' wake-ups, relayed).
+        self.announced = announced
         self.retention_days = settings.webhook_retention_days
         self.wake = asyncio.Event()
         retry = RetryPolicy.for_webhooks(settings)
@@ -51,6 +62,7 @@ class DeliveryLanes:
             await self.sender.aclose()
 
     async def _lane(self, stop: asyncio.Event, *, polls: bool) -> None:
+        backoff = IdleBackoff(self.poll, self.poll_max)
         while not stop.is_set():
             self.wake.clear()
             try:
@@ -59,10 +71,13 @@ class DeliveryLanes:
                 _log.warning("webhook delivery step failed", error=describe(exc))
                 await _wait(stop, None, 1.0)
                 continue
-            if found:
+            if found:  # a failed try's retry is due soon as well
+                backoff.reset()
                 self.wake.set()  # more may be due: the sleeping lanes try too
                 continue
-            await _wait(stop, self.wake, self.poll if polls else None)
+            await _wait(stop, self.wake, backoff.wait(announced=self.announced()) if polls else None)
+            if self.wake.is_set():
+                backoff.reset()
 
     async def refresh_gauges(self) -> None:
         async with self.engine.connect() as conn:

@@ -313,3 +313,77 @@ async def test_failed_at_is_when_the_item_failed_not_a_retry_time(
     assert [f["seq"] for f in failed] == [2]
     age = (datetime.now(UTC) - datetime.fromisoformat(failed[0]["failed_at"])).total_seconds()
     assert 0 <= age < 120, failed[0]["failed_at"]
+
+
+class _Waits:
+    """What an idle worker's lanes ask to wait, lane by lane, while it runs."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self.lanes: dict[int, list[float]] = {}
+        self.longest = asyncio.Event()  # a lane began a wait of the longest
+        self.asked = asyncio.Event()  # a lane asked to wait
+        idle = worker._idle
+
+        async def recorded(stop: asyncio.Event, seconds: float) -> bool:
+            self.lanes.setdefault(id(asyncio.current_task()), []).append(seconds)
+            self.asked.set()
+            if seconds >= worker.settings.worker_idle_poll_max_seconds:
+                self.longest.set()
+            return await idle(stop, seconds)
+
+        worker._idle = recorded  # type: ignore[method-assign]
+        for sweep in worker.sweeps:  # no sweep falls due meanwhile: only the polls count
+            sweep.due_at = time.monotonic() + 3600
+
+
+async def test_an_idle_worker_polls_less_while_work_is_announced_and_wakes_at_once(
+    own_db: str, embedder: LocalEmbedder
+) -> None:
+    """In-process (its API pokes `wake`), an idle worker's waits double from 0.05 s to 1 s; a
+    wake-up ends the longest wait at once and starts the waits again from the shortest. Alone, with
+    no Redis, nothing announces work, so it polls at the shortest wait throughout."""
+    engine = engine_for(own_db)
+    settings = make_settings(
+        own_db, redis_url=None, worker_poll_seconds=0.05, worker_idle_poll_max_seconds=1.0
+    )
+    stop = asyncio.Event()
+    try:
+        worker = Worker(
+            settings=settings,
+            engine=engine,
+            embedder=embedder,
+            redis=None,
+            metrics=Metrics(),
+            wake=asyncio.Event(),
+        )
+        waits = _Waits(worker)
+        task = asyncio.create_task(worker.run(stop))
+        await asyncio.wait_for(waits.longest.wait(), 30)
+        await asyncio.sleep(0.1)
+        woke = time.monotonic()  # ~0.9 s before the longest wait would end
+        before = {lane: len(w) for lane, w in waits.lanes.items()}
+        waits.asked.clear()
+        worker.wake.set()
+        await asyncio.wait_for(waits.asked.wait(), 5)  # a woken lane ran its round and idles again
+        woken_after = time.monotonic() - woke
+        stop.set()
+        await asyncio.wait_for(task, 30)
+        doubling = [0.05, 0.1, 0.2, 0.4, 0.8] + [1.0] * 20
+        for lane, w in waits.lanes.items():  # the two lanes back off each on its own clock
+            assert w[: before[lane]] == doubling[: before[lane]], w
+        assert woken_after < 0.6, woken_after  # not the ~0.9 s left of the wait
+        assert any(w[before[lane]] == 0.05 for lane, w in waits.lanes.items() if len(w) > before[lane])
+
+        alone = Worker(settings=settings, engine=engine, embedder=embedder, redis=None, metrics=Metrics())
+        waits = _Waits(alone)
+        stop = asyncio.Event()
+        task = asyncio.create_task(alone.run(stop))
+        await asyncio.sleep(1.0)
+        stop.set()
+        await asyncio.wait_for(task, 30)
+        asked = [s for lane in waits.lanes.values() for s in lane]
+        assert len(asked) >= 3 and set(asked) == {0.05}, asked
+    finally:
+        stop.set()
+        await engine.dispose()
