@@ -129,13 +129,18 @@ def _exact_ctes(scope: Scope, with_vectors: bool) -> str:
     """The CTEs whose `sem` is the scope's :n nearest messages by an exact scan, nearest first."""
     # MATERIALIZED fences the planner off the HNSW index: the scope's rows are read through the
     # b-tree and every one is scored, so a filtered search always fills its limit.
+    # The distance is computed once a row, in `scoped`: selected as `1 - (embedding <=> :q)` and
+    # sorted by `embedding <=> :q`, it was computed twice, and each time the embedding (stored out
+    # of line for most rows, beside their sentence vectors) was read from TOAST again: a quarter
+    # of a LoCoMo-size hybrid statement (docs/benchmarks.md, search CPU session 13).
     vec = ", embedding AS vec" if with_vectors else ""
+    keep = ", vec" if with_vectors else ""
     return (
         f"scoped AS MATERIALIZED ("
-        f"  SELECT {RANK_COLS}, embedding FROM messages WHERE {scope.where} AND embedding IS NOT NULL), "
+        f"  SELECT {RANK_COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM messages "
+        f"  WHERE {scope.where} AND embedding IS NOT NULL), "
         f"sem AS MATERIALIZED ("
-        f"  SELECT {RANK_COLS}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} "
-        f"  FROM scoped ORDER BY embedding <=> CAST(:q AS vector) LIMIT :n)"
+        f"  SELECT {RANK_COLS}, 1 - dist AS semantic{keep} FROM scoped ORDER BY dist LIMIT :n)"
     )
 
 
@@ -218,7 +223,7 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 WEIGHTS_CTES = """
 sample AS MATERIALIZED (
   SELECT content_tsv FROM messages WHERE {owner} LIMIT :cap
-), terms AS (
+), terms AS MATERIALIZED (
   SELECT lexeme, CAST(CAST(array_to_tsvector(ARRAY[lexeme]) AS text) AS tsquery) AS tq
   FROM unnest(tsvector_to_array(to_tsvector('english', :qt))) AS lexeme
 ), scope_size AS (
