@@ -84,12 +84,14 @@ def build_scope(tenant_id: str, req: SearchRequest) -> Scope | None:
 def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     # MATERIALIZED fences the planner off the HNSW index, as for messages: every fact in scope is
     # scored, so filters never starve the result.
+    # The distance is computed once a row (as sql._exact_ctes does for messages).
     vec = ", embedding AS vec" if with_vectors else ""
     return q.bind(
         f"WITH scoped AS MATERIALIZED ("
-        f"  SELECT {COLS}, embedding FROM facts WHERE {scope.where} AND embedding IS NOT NULL) "
-        f"SELECT {NAMES}, 1 - (embedding <=> CAST(:q AS vector)) AS semantic{vec} FROM scoped "
-        f"ORDER BY embedding <=> CAST(:q AS vector), created_at, fact_id LIMIT :n",
+        f"  SELECT {COLS}, embedding <=> CAST(:q AS vector) AS dist{vec} FROM facts "
+        f"  WHERE {scope.where} AND embedding IS NOT NULL) "
+        f"SELECT {NAMES}, 1 - dist AS semantic{', vec' if with_vectors else ''} FROM scoped "
+        f"ORDER BY dist, created_at, fact_id LIMIT :n",
         scope,
     )
 

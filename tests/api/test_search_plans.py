@@ -12,6 +12,7 @@ from sqlalchemy import TextClause, text
 
 from app.db.embedded import EmbeddedPostgres
 from app.db.vectors import as_db_vector
+from app.search import facts
 from app.search import sql as q
 from app.search.schemas import SearchRequest
 from app.search.service import IDF_SCOPE_CAP
@@ -56,6 +57,13 @@ async def test_an_exact_hybrid_search_computes_each_distance_once(url: str, with
     assert twice == []
     scans = [n for n in nodes if n.get("Relation Name") == "messages"]
     assert any("<=>" in " ".join(n.get("Output", [])) for n in scans)  # the scope's scan computes it
+
+
+async def test_an_exact_fact_search_computes_each_distance_once(url: str) -> None:
+    scope = facts.build_scope("t", SearchRequest(query="sailing", user_id="ada", kinds=["facts"]))
+    nodes = await _plan(url, scope, facts.exact_semantic_query(scope, with_vectors=False))
+    assert [n["Node Type"] for n in nodes if sum(o.count("<=>") for o in n.get("Output", [])) > 1] == []
+    assert any("<=>" in " ".join(n.get("Output", [])) for n in nodes if n.get("Relation Name") == "facts")
 
 
 async def test_the_query_lexemes_tsqueries_are_made_once_not_per_row(url: str) -> None:
