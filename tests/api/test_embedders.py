@@ -44,17 +44,16 @@ async def test_local_embedder_handles_any_input() -> None:
 
 
 def _openai(base_url: str, **extra: object) -> OpenAIEmbedder:
-    settings = Settings(
-        embedder="openai",
-        openai_base_url=base_url,
-        openai_api_key="sk-test",
-        openai_embedding_batch=2,
-        openai_max_attempts=3,
-        openai_backoff_seconds=0.01,  # the retries, not the production waits
-        openai_timeout_seconds=2,
-        **extra,  # type: ignore[arg-type]
-    )
-    return OpenAIEmbedder(settings)
+    values: dict[str, object] = {
+        "embedder": "openai",
+        "openai_base_url": base_url,
+        "openai_api_key": "sk-test",
+        "openai_embedding_batch": 2,
+        "openai_max_attempts": 3,
+        "openai_backoff_seconds": 0.01,  # the retries, not the production waits
+        "openai_timeout_seconds": 2,
+    }
+    return OpenAIEmbedder(Settings(**{**values, **extra}))  # type: ignore[arg-type]
 
 
 async def test_openai_embedder_batches_orders_and_normalises() -> None:
@@ -81,10 +80,15 @@ async def test_openai_embedder_retries_rate_limits_with_backoff() -> None:
     assert len(script.requests) == 3
 
 
-@pytest.mark.parametrize("script", [Script(fail_with=500, failures=99), Script(stall_seconds=3)])
-async def test_openai_embedder_gives_up_as_unavailable(script: Script) -> None:
+# The stall outlasts the client's timeout five times over (a 2 s timeout against a 3 s stall took
+# three tries of 2 s each, plus the stub's shutdown behind the last stalled request).
+@pytest.mark.parametrize(
+    ("script", "client_timeout"),
+    [(Script(fail_with=500, failures=99), 2.0), (Script(stall_seconds=1.5), 0.3)],
+)
+async def test_openai_embedder_gives_up_as_unavailable(script: Script, client_timeout: float) -> None:
     with serve(script) as url:
-        embedder = _openai(url)
+        embedder = _openai(url, openai_timeout_seconds=client_timeout)
         with pytest.raises(EmbedderUnavailable):
             await embedder.embed(TEXTS[:1])
         await embedder.aclose()
