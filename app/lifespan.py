@@ -13,6 +13,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.batcher import BatchedEmbedder
+from app.ai.embedder import Embedder
 from app.ai.model_gate import ModelGate
 from app.ai.remote_embedder import RemoteEmbedder
 from app.ai.tokenizer import Tokenizer
@@ -56,10 +57,17 @@ class State(TypedDict):
 
 
 def make_lifespan(
-    settings: Settings, metrics: Metrics, tracing: Tracing, *, freeze_heap: bool = False
+    settings: Settings,
+    metrics: Metrics,
+    tracing: Tracing,
+    *,
+    freeze_heap: bool = False,
+    lent_model: Embedder | None = None,
 ) -> Callable[[FastAPI], AbstractAsyncContextManager[State]]:
     """`freeze_heap`: the app is its process's only one (`engram serve`), which then freezes what
-    it built at startup (app/heap.py). Not for tests, which build many apps in one process."""
+    it built at startup (app/heap.py). Not for tests, which build many apps in one process.
+    `lent_model`: a loaded embedder the caller lends (create_app), used in place of the configured
+    one and left open at shutdown."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[State]:
@@ -98,8 +106,8 @@ def make_lifespan(
         else:
             # The model loads in the background (a first run exports it, ~30 s): the API serves
             # meanwhile, /readyz says why it is not ready, and the worker starts once it is.
-            inner = await checked_embedder(settings, engine)
-            gate = ModelGate(inner, exporting=needs_export(inner))
+            inner = await checked_embedder(settings, engine, given=lent_model)
+            gate = ModelGate(inner, exporting=needs_export(inner), owned=lent_model is None)
             gate.prepare()
             embedder = BatchedEmbedder(gate)
         stop = asyncio.Event()

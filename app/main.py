@@ -6,6 +6,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from app import __version__
+from app.ai.embedder import Embedder
 from app.api import root
 from app.audit.middleware import AuditMiddleware
 from app.config import Settings
@@ -42,17 +43,25 @@ def _operation_id(route: APIRoute) -> str:
 
 
 def create_app(
-    settings: Settings | None = None, *, tracing: Tracing | None = None, freeze_heap: bool = False
+    settings: Settings | None = None,
+    *,
+    tracing: Tracing | None = None,
+    freeze_heap: bool = False,
+    model: Embedder | None = None,
 ) -> FastAPI:
+    """`model`: an embedder the caller has loaded and lends to the app, which uses it in place of
+    loading the configured one and leaves it open at shutdown. The tests build ~50 apps per
+    process: one shared model spares each its own load (~0.2 s of CPU, and the wait for it)."""
     settings = settings or Settings()
     metrics = Metrics()
     tracing = tracing or make_tracing(settings)  # a no-op unless ENGRAM_OTEL=on
     mcp = McpEndpoint(settings)
+    lifespan = make_lifespan(settings, metrics, tracing, freeze_heap=freeze_heap, lent_model=model)
     app = FastAPI(
         title="Engram",
         version=__version__,
         description=DESCRIPTION,
-        lifespan=mcp.around(make_lifespan(settings, metrics, tracing, freeze_heap=freeze_heap)),
+        lifespan=mcp.around(lifespan),
         # Operation ids are the handlers' names (`append_messages`), not FastAPI's path-derived
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
         # clients' calls. Handler names are unique (tests/unit/test_openapi.py).

@@ -30,9 +30,12 @@ def needs_export(embedder: Embedder) -> bool:
     return isinstance(embedder, LocalEmbedder) and embedder.needs_export()
 
 
-async def checked_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
-    """The configured embedder, not yet loaded; refuse to start if its vectors cannot be stored."""
-    embedder = make_embedder(settings)
+async def checked_embedder(
+    settings: Settings, engine: AsyncEngine, given: Embedder | None = None
+) -> Embedder:
+    """The configured embedder, not yet loaded (or `given`, the caller's); refuse to start if its
+    vectors cannot be stored."""
+    embedder = given if given is not None else make_embedder(settings)
     try:
         installed = await embedding_dimension(engine)
     except Exception as exc:

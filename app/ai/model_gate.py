@@ -35,8 +35,10 @@ def preparing_note(*, exporting: bool) -> str:
 class ModelGate:
     """Wraps an embedder whose `start()` runs in the background; `embed` waits for it."""
 
-    def __init__(self, inner: Embedder, *, exporting: bool) -> None:
+    def __init__(self, inner: Embedder, *, exporting: bool, owned: bool = True) -> None:
+        """`owned`: the gate closes `inner` with itself; a borrowed model is its lender's to close."""
         self._inner = inner
+        self._owned = owned
         self.name = inner.name
         self.dim = inner.dim
         self._preparing = preparing_note(exporting=exporting)
@@ -102,4 +104,5 @@ class ModelGate:
         if self._task is not None and not self._task.done():
             # The load runs in a thread that cannot be interrupted; leave it, do not wait for it.
             self._task.cancel()
-        await self._inner.aclose()
+        if self._owned:
+            await self._inner.aclose()

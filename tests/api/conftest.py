@@ -13,8 +13,7 @@ from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.ai.local_embedder import LocalEmbedder
-from app.main import create_app
-from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_settings, new_tenant_client
+from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_app, make_settings, new_tenant_client
 from tests.support.db import engine_for
 from tests.support.examples import share
 
@@ -51,7 +50,7 @@ def local_model(embedder: LocalEmbedder) -> None:
 
 @pytest.fixture(scope="session")
 async def app(database_url: str) -> AsyncIterator[FastAPI]:
-    application = create_app(make_settings(database_url))
+    application = make_app(make_settings(database_url))
     async with LifespanManager(application, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app  # type: ignore[misc]
 

@@ -15,7 +15,7 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.main import create_app
-from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_settings
+from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_app, make_settings
 from tests.support.problems import assert_problem
 
 KEY_FIELDS = {"key_id", "tenant_id", "name", "prefix", "created_at", "revoked_at"}
@@ -177,7 +177,7 @@ async def test_admin_credentials(app: FastAPI, api: httpx.AsyncClient) -> None:
 async def test_a_burst_on_a_fresh_key_does_not_exhaust_the_pool(database_url: str) -> None:
     """Many first requests with a key not yet cached, on a small pool: none may wait for a second
     connection while holding one (which would deadlock the pool and answer 503s)."""
-    app = create_app(make_settings(database_url, db_pool_size=2, db_max_overflow=0, db_pool_timeout=3))
+    app = make_app(make_settings(database_url, db_pool_size=2, db_max_overflow=0, db_pool_timeout=3))
     async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         served: Any = manager.app
         async with client_for(served, {"Authorization": f"Bearer {ADMIN_TOKEN}"}) as admin:
@@ -189,7 +189,7 @@ async def test_a_burst_on_a_fresh_key_does_not_exhaust_the_pool(database_url: st
 
 @pytest.fixture(scope="module")
 async def no_admin_app(database_url: str) -> AsyncIterator[FastAPI]:
-    app = create_app(make_settings(database_url, admin_token=None))
+    app = make_app(make_settings(database_url, admin_token=None))
     async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app  # type: ignore[misc]
 

@@ -17,8 +17,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
-from app.main import create_app
-from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_settings, new_tenant_client
+from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_app, make_settings, new_tenant_client
 from tests.support.problems import PROBLEM, assert_problem
 
 SMALL = {
@@ -71,7 +70,7 @@ class Target:
 
 @pytest.fixture(scope="module")
 async def small_app(database_url: str) -> AsyncIterator[FastAPI]:
-    app = create_app(make_settings(database_url, **SMALL))
+    app = make_app(make_settings(database_url, **SMALL))
     async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app  # type: ignore[misc]
 

@@ -29,9 +29,8 @@ from app.crypto import fields
 from app.crypto.envelope import Keyring, new_key
 from app.crypto.keys import EncryptionKeyError, start_encryption
 from app.db.embedded import EmbeddedPostgres
-from app.main import create_app
 from tests.api.test_transfer import build_user, export_of, import_into, lines, ok
-from tests.support.app import ADMIN_TOKEN, REDIS_URL, STARTUP, client_for, make_settings
+from tests.support.app import ADMIN_TOKEN, REDIS_URL, STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database, engine_for, until
 
 K1, K2 = new_key(), new_key()
@@ -58,7 +57,7 @@ WORDS = ["Lisbon", "Acme", "Porto", "Oslo", "two cats", "jazz", "sunny", "Congra
 @asynccontextmanager
 async def running(url: str, keys: str | None, **overrides: Any) -> AsyncIterator[FastAPI]:
     settings = make_settings(url, encryption_keys=keys, **overrides)
-    async with LifespanManager(create_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m:
+    async with LifespanManager(make_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m:
         yield m.app  # type: ignore[misc]
 
 

@@ -17,8 +17,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from app.db.embedded import EmbeddedPostgres
-from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.chat_stub import ChatScript, Reply, json_reply, serve
 from tests.support.db import create_database
 
@@ -74,7 +73,7 @@ async def client(pg: EmbeddedPostgres, script: tuple[ChatScript, str]) -> AsyncI
         worker_backoff_seconds=0.05,
         worker_poll_seconds=0.05,
     )
-    app = create_app(settings)
+    app = make_app(settings)
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager,
         client_for(manager.app) as c,  # type: ignore[arg-type]

@@ -31,8 +31,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app.db.embedded import EmbeddedPostgres
-from app.main import create_app
-from tests.support.app import ADMIN_TOKEN, STARTUP, make_settings
+from tests.support.app import ADMIN_TOKEN, STARTUP, make_app, make_settings
 from tests.support.db import create_database
 from tests.support.examples import examples
 from tests.support.openai_stub import serve_app
@@ -143,7 +142,7 @@ def served(pg: EmbeddedPostgres) -> Iterator[str]:
     """The app on a loopback port, with its own database (its embedded worker must not claim the
     shared app's jobs) and one seeded tenant per operation; yields the base URL."""
     url = asyncio.run(create_database(pg))
-    with serve_app(create_app(make_settings(url))) as v1:
+    with serve_app(make_app(make_settings(url))) as v1:
         base = v1.removesuffix("/v1")
         # Seeding waits as long as a start-up: on a loaded machine one request took 24 s (30 timed out).
         with httpx.Client(base_url=base, timeout=STARTUP) as client:

@@ -12,8 +12,7 @@ import pytest
 import redis.asyncio as aioredis
 from asgi_lifespan import LifespanManager
 
-from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings, ready_model
+from tests.support.app import STARTUP, client_for, make_app, make_settings, ready_model
 from tests.support.openai_stub import serve_app
 from tests.support.redis_server import RedisServer
 
@@ -31,7 +30,7 @@ async def client(database_url: str, own_redis: RedisServer) -> AsyncIterator[htt
     settings = make_settings(
         database_url, auth="off", run_worker=False, redis_url=own_redis.url, redis_timeout_seconds=0.2
     )
-    app = create_app(settings)
+    app = make_app(settings)
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager,
         client_for(manager.app) as c,  # type: ignore[arg-type]
@@ -142,7 +141,7 @@ async def test_a_read_right_after_an_append_hits_the_cache(database_url: str, ow
     sources: list[str] = []
     admin = aioredis.from_url(own_redis.url)
     try:
-        with serve_app(create_app(settings)) as url:
+        with serve_app(make_app(settings)) as url:
             async with httpx.AsyncClient(base_url=url.removesuffix("/v1")) as c:
                 sid = await _session(c)
                 await _append(c, sid, "turn 0")

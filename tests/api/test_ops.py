@@ -10,8 +10,7 @@ import pytest
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
-from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings, ready_model
+from tests.support.app import STARTUP, client_for, make_app, make_settings, ready_model
 
 
 async def test_healthz(app: FastAPI) -> None:
@@ -29,7 +28,7 @@ async def test_readyz_checks_database_and_redis(app: FastAPI) -> None:
 
 
 async def test_readyz_degraded_without_redis_and_503_without_database(database_url: str) -> None:
-    app = create_app(make_settings(database_url, redis_url="redis://127.0.0.1:1/0"))
+    app = make_app(make_settings(database_url, redis_url="redis://127.0.0.1:1/0"))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,
@@ -39,7 +38,7 @@ async def test_readyz_degraded_without_redis_and_503_without_database(database_u
         assert r.json()["status"] == "degraded"
         assert r.json()["checks"]["redis"].startswith("error")
 
-    dead = create_app(make_settings("postgresql://postgres@127.0.0.1:1/none", redis_url=None))
+    dead = make_app(make_settings("postgresql://postgres@127.0.0.1:1/none", redis_url=None))
     async with (
         LifespanManager(dead, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,
@@ -76,7 +75,7 @@ async def test_request_id_is_echoed_or_generated(api: httpx.AsyncClient) -> None
 
 
 async def test_database_outage_is_a_503_problem_not_a_500(database_url: str) -> None:
-    dead = create_app(make_settings("postgresql://postgres@127.0.0.1:1/none", redis_url=None))
+    dead = make_app(make_settings("postgresql://postgres@127.0.0.1:1/none", redis_url=None))
     headers = {"Authorization": "Bearer egm_some-key"}  # checking it needs the database
     async with (
         LifespanManager(dead, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,

@@ -30,9 +30,8 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from app.db.embedded import EmbeddedPostgres
-from app.main import create_app
 from app.telemetry.otel import OtelTracing
-from tests.support.app import REDIS_URL, STARTUP, client_for, make_settings
+from tests.support.app import REDIS_URL, STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database, engine_for, fetch, until
 from tests.support.fresh_imports import fresh_modules
 
@@ -122,7 +121,7 @@ async def traced(pg: EmbeddedPostgres) -> AsyncIterator[Traced]:
     sampler = Asked()
     tracing = OtelTracing.for_tests(settings, exporter, sampler)
     note_starts(tracing.provider, sampler.started)
-    app = create_app(settings, tracing=tracing)
+    app = make_app(settings, tracing=tracing)
     async with LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         yield manager.app, exporter, url, sampler  # type: ignore[misc]
 

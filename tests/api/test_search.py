@@ -16,10 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres
 from app.db.sql import driver
-from app.main import create_app
 from app.search import ranking, service
 from app.search.schemas import SearchRequest
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database, engine_for
 
 WAIT = 10_000
@@ -416,7 +415,7 @@ async def big_db(pg: EmbeddedPostgres) -> str:
 async def big_api(request: pytest.FixtureRequest, big_db: str) -> AsyncIterator[httpx.AsyncClient]:
     # "hnsw": no scope counts as small, so every search takes the approximate index path.
     extra = {"search_exact_max_rows": 0} if request.param == "hnsw" else {}
-    app = create_app(make_settings(big_db, auth="off", run_worker=False, redis_url=None, **extra))
+    app = make_app(make_settings(big_db, auth="off", run_worker=False, redis_url=None, **extra))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,

@@ -24,11 +24,10 @@ from app.ai.local_embedder import LocalEmbedder
 from app.config import Settings
 from app.db.embedded import EmbeddedPostgres
 from app.db.vectors import as_db_vector
-from app.main import create_app
 from app.search import service
 from app.search.facts import IMPORTANCE_WEIGHT
 from app.search.ranking import Candidate, Weights, relevance
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database, engine_for
 
 WAIT = 10_000
@@ -416,7 +415,7 @@ async def quiet(
     )
     engine = engine_for(quiet_db)
     async with (
-        LifespanManager(create_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        LifespanManager(make_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,  # type: ignore[arg-type]
     ):
         yield c, Facts(engine, tenant, embedder)

@@ -11,8 +11,7 @@ import httpx
 import pytest
 from asgi_lifespan import LifespanManager
 
-from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 
 WAIT = 10_000
 BOTH = ["messages", "summaries"]
@@ -124,7 +123,7 @@ async def rrf_api(api: httpx.AsyncClient, database_url: str) -> AsyncIterator[ht
     """The tenant of `api`, served by an app fusing hybrid results with reciprocal rank fusion."""
     settings = make_settings(database_url, run_worker=False, redis_url=None, search_fusion="rrf")
     async with (
-        LifespanManager(create_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        LifespanManager(make_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app, {"Authorization": api.headers["Authorization"]}) as c,  # type: ignore[arg-type]
     ):
         yield c

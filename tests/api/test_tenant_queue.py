@@ -16,8 +16,7 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from app.gate import Admission
-from app.main import create_app
-from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_settings
+from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_app, make_settings
 from tests.support.problems import assert_problem
 
 QUEUE_SECONDS = 1.5
@@ -44,7 +43,7 @@ async def capped(database_url: str) -> AsyncIterator[Capped]:
         tenant_queue_seconds=QUEUE_SECONDS,
         run_worker=False,
     )
-    application = create_app(settings)
+    application = make_app(settings)
     async with LifespanManager(application, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as manager:
         # The lifespan's state, as the requests see it (asgi-lifespan keeps it there).
         yield Capped(manager.app, manager._state["admission"])  # type: ignore[arg-type]

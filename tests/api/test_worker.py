@@ -21,10 +21,9 @@ from app.db.embedded import EmbeddedPostgres
 from app.indexing.tasks import EmbedMessages
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner
-from app.main import create_app
 from app.metrics import Metrics
 from app.worker import Worker
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database, engine_for, fetch
 from tests.support.seeding import seed
 
@@ -120,7 +119,7 @@ async def test_a_poisoned_item_fails_visibly_while_the_others_proceed(
     await engine.dispose()
     await _drain(own_db, _Scripted(embedder, poison="POISON"))
 
-    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    app = make_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,
@@ -174,7 +173,7 @@ async def test_a_dead_embedder_stops_no_step_and_no_sweep(own_db: str) -> None:
     """The embedder is down and a fact lacks a vector: every step records its failure, and every
     sweep (evictions, retention, fact expiry, gauges, idempotency keys) still runs."""
     await seed(own_db, 6, seed=7)
-    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    app = make_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,
@@ -280,7 +279,7 @@ async def test_lag_right_after_an_import_is_the_wait_not_the_messages_age(own_db
         {"type": "end", "records": 3},
     ]
     body = b"".join(orjson.dumps(r) + b"\n" for r in records)
-    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    app = make_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,
@@ -304,7 +303,7 @@ async def test_failed_at_is_when_the_item_failed_not_a_retry_time(
     step = EmbedMessages(embedder=_Scripted(embedder, poison="POISON"), batch_size=8)
     await StepRunner(engine=engine, retry=policy).run(step)
     await engine.dispose()
-    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
+    app = make_app(make_settings(own_db, auth="off", run_worker=False, redis_url=None))
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,

@@ -18,10 +18,9 @@ from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres
 from app.jobs.cpu import BudgetExceeded, CpuPool
 from app.jobs.retry import RetryPolicy
-from app.main import create_app
 from app.metrics import Metrics
 from app.worker import Worker
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.cpu_work import burn
 from tests.support.db import create_database, engine_for, fetch
 
@@ -112,7 +111,7 @@ async def test_an_item_over_budget_fails_alone_while_other_work_and_requests_pro
     # The worker in the API's process and event loop, as in embedded mode.
     worker = Worker(settings=settings, engine=engine, embedder=embedder, redis=None, metrics=Metrics())
     worker.steps.insert(1, _Burn(worker.cpu))
-    app = create_app(settings)
+    app = make_app(settings)
     stop = asyncio.Event()
     latencies: list[float] = []
     async with (

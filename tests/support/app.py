@@ -11,7 +11,10 @@ import httpx
 from fastapi import FastAPI
 
 from app.config import Settings
+from app.main import create_app
+from app.telemetry.tracing import Tracing
 from tests.support.db import until
+from tests.support.model import lendable_model
 
 ADMIN_TOKEN = "test-admin-token"
 # App start-up loads the local model; the first run on a machine also exports it to ONNX.
@@ -47,6 +50,13 @@ def make_settings(database_url: str, **overrides: object) -> Settings:
     }
     base.update(overrides)
     return Settings(**base)  # type: ignore[arg-type]
+
+
+def make_app(settings: Settings, *, tracing: Tracing | None = None) -> FastAPI:
+    """The app on `settings`, over the process's already-loaded model when it is the one the
+    settings pick (tests.support.model): ~50 apps per process each loaded it again (~0.2 s of CPU
+    and the wait for it before its worker starts). An app of another model loads its own."""
+    return create_app(settings, tracing=tracing, model=lendable_model(settings))
 
 
 def client_for(app: FastAPI, headers: dict[str, str] | None = None) -> httpx.AsyncClient:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 from asgi_lifespan import LifespanManager
 
-from app.main import create_app
-from tests.support.app import STARTUP, client_for, make_settings
+from tests.support.app import STARTUP, client_for, make_app, make_settings
 
 WORDS = [
     "coffee",
@@ -40,7 +39,7 @@ def texts(n: int, seed: int = 0) -> list[str]:
 
 async def seed(url: str, n: int, *, session: str = "s1", seed: int = 0) -> list[str]:
     """Append n messages through the API of an app that runs no worker."""
-    app = create_app(make_settings(url, auth="off", run_worker=False, redis_url=None))
+    app = make_app(make_settings(url, auth="off", run_worker=False, redis_url=None))
     said = texts(n, seed)
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
