@@ -15,7 +15,7 @@ import pytest
 from app.ai.local_embedder import LocalEmbedder
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from tests.support import examples as _examples  # noqa: F401  registers the `quick` Hypothesis profile
-from tests.support.db import create_database
+from tests.support.db import create_database, without_fsync
 from tests.support.model import load_local_model
 
 
@@ -37,6 +37,7 @@ def embedder() -> LocalEmbedder:
 def pg() -> Iterator[EmbeddedPostgres]:
     root = Path(tempfile.mkdtemp(prefix="engram-test-"))
     server = start_embedded(root)
+    without_fsync(server)
     yield server
     server.stop()
 
