@@ -1,5 +1,6 @@
 """uvicorn's httptools protocol with the guards uvicorn lacks: a connection cap, a header timeout
-and a header size cap (uvicorn's own keep-alive timeout covers idle connections between requests).
+and a header size cap (uvicorn's own keep-alive timeout covers idle connections between requests);
+and each response's status line and headers sent with its body, in one write (`OneWrite`).
 
 Each guard acts before the ASGI app sees anything, so a client that never finishes its headers
 costs a timer and a few kilobytes, never a task. `engram serve` passes this class to uvicorn as
@@ -97,7 +98,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_headers = False
         self._disarm_header_timer()
+        before = self.cycle
         super().on_headers_complete()
+        if self.cycle is not None and self.cycle is not before:  # a request (not an upgrade)
+            self.cycle.transport = OneWrite(self.transport, self.loop)  # type: ignore[assignment]
 
     def _arm_header_timer(self) -> None:
         self._header_bytes = 0
@@ -122,3 +126,45 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if response is not None:
             self.transport.write(response)
         self.transport.close()
+
+
+class OneWrite:
+    """The transport as one request's response cycle sees it: the cycle's first write (the status
+    line and headers) is held until its next (the body), and both go out as one.
+
+    uvicorn writes the headers and the body separately: two sends and two loopback segments for
+    every response, one of them ~10 % of an append's API CPU (docs/benchmarks.md, session 13).
+    What is held goes out by the end of the event loop's turn whatever comes next, so a streamed
+    response whose first chunk is late, or a `100 Continue`, is not delayed; every other call
+    sends what is held first, so the bytes keep their order.
+    """
+
+    __slots__ = ("_first", "_held", "_loop", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: bytes | None = None
+        self._first = True
+
+    def write(self, data: bytes) -> None:
+        if self._held is not None:
+            data, self._held = self._held + data, None
+        elif self._first:
+            self._first = False
+            self._held = data
+            self._loop.call_soon(self.flush)
+            return
+        self._transport.write(data)
+
+    def flush(self) -> None:
+        held, self._held = self._held, None
+        if held is not None and not self._transport.is_closing():
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:  # is_closing, get_extra_info ...: the transport's own
+        return getattr(self._transport, name)
