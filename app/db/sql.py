@@ -43,6 +43,12 @@ async def driver(conn: AsyncConnection) -> asyncpg.Connection:
 
     A statement sent here while `conn` has not yet run one is outside any transaction (SQLAlchemy
     begins its transaction with its first statement), so it commits on its own."""
-    raw = await conn.get_raw_connection()
+    sync = conn.sync_connection
+    if sync is not None and not sync.closed and not sync.invalidated:
+        # Checked out already: read without I/O, so without the greenlet `get_raw_connection`
+        # runs it in (each one maps and unmaps a 16 KB frame stack: one of three per append).
+        raw = sync.connection
+    else:
+        raw = await conn.get_raw_connection()
     found: asyncpg.Connection = raw.driver_connection
     return found

@@ -30,6 +30,7 @@ from app.cache.document import (
     summary_from_row,
 )
 from app.cache.window import Version, Window, WindowCache
+from app.db.sql import driver
 from app.errors import NotFound
 from app.facts.relevant import relevant_facts
 from app.memory.context import fit
@@ -294,9 +295,7 @@ async def get_memory(
     head: _Head | None = None
     source = "database"
     if cache.healthy:
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
-        row = await driver.fetchrow(_VERSION, tenant_id, session_id)
+        row = await (await driver(conn)).fetchrow(_VERSION, tenant_id, session_id)
         if row is None:
             raise NotFound(f"No session {session_id}.")
         head = _head(row)
