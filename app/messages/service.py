@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -78,6 +79,13 @@ class Appended:
     new: Version | None = None
 
 
+def _new_ids(n: int) -> list[uuid.UUID]:
+    """`n` random (version 4) ids, as `uuid.uuid4` makes them, from one read of the system's
+    randomness: uuid4 asks the kernel once per id, 100 system calls for a batch of 100."""
+    raw = os.urandom(16 * n)
+    return [uuid.UUID(bytes=raw[i : i + 16], version=4) for i in range(0, 16 * n, 16)]
+
+
 def request_hash(body: AppendRequest) -> str:
     return hashlib.sha256(canonical(body.model_dump(mode="json"))).hexdigest()
 
@@ -109,7 +117,7 @@ async def append_messages(
 
     msgs = body.messages
     toks = tokenizer.count_many([m.content for m in msgs])
-    ids = [uuid.uuid4() for _ in msgs]
+    ids = _new_ids(len(msgs))
     params = {
         "t": tenant_id,
         "sid": session_id,
