@@ -132,8 +132,10 @@ class OneWrite:
     """The transport as one request's response cycle sees it: the cycle's first write (the status
     line and headers) is held until its next (the body), and both go out as one.
 
-    uvicorn writes the headers and the body separately: two sends and two loopback segments for
-    every response, one of them ~10 % of an append's API CPU (docs/benchmarks.md, session 13).
+    uvicorn writes the headers and the body separately: two sends and two segments for every
+    response, and two wake-ups of the client. The send saved is ~1.3-2 us of the API's CPU
+    (docs/benchmarks.md, "Append CPU, session 13"); the rest of the saving is the kernel's and
+    the client's.
     What is held goes out by the end of the event loop's turn whatever comes next, so a streamed
     response whose first chunk is late, or a `100 Continue`, is not delayed; every other call
     sends what is held first, so the bytes keep their order.
