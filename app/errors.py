@@ -41,6 +41,7 @@ class AppError(Exception):
 
 class MalformedJSON(AppError):
     status, slug, title = 400, "malformed-json", "Malformed JSON body"
+    NOT_JSON = "The request body is not valid JSON (or not UTF-8)."
 
 
 class InvalidCursor(AppError):

@@ -22,7 +22,6 @@ from app.auth import admitted_caller
 from app.errors import MalformedJSON
 
 M = TypeVar("M", bound=BaseModel)
-_NOT_JSON = "The request body is not valid JSON (or not UTF-8)."
 
 
 caller = admitted_caller  # as `app.auth.current_caller` resolves it for the FastAPI routes
@@ -62,7 +61,7 @@ async def json_body(request: Request, model: type[M], *, errors: Sequence[dict[s
         try:
             data = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise MalformedJSON(_NOT_JSON) from None
+            raise MalformedJSON(MalformedJSON.NOT_JSON) from None
     problems: list[dict[str, Any]] = list(errors)
     parsed: M | None = None
     if not raw:  # no body at all (JSON `null` is validated, and refused, like any other value)

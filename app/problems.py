@@ -68,6 +68,10 @@ def _clean_validation_errors(raw: Sequence[Any]) -> list[dict[str, Any]]:
 
 async def _app_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, AppError)
+    return _problem_of(request, exc)
+
+
+def _problem_of(request: Request, exc: AppError) -> Response:
     return problem_response(
         status=exc.status,
         slug=exc.slug,
@@ -81,13 +85,8 @@ async def _app_error(request: Request, exc: Exception) -> Response:
 
 
 def _malformed_json(request: Request) -> Response:
-    return problem_response(
-        status=400,
-        slug=MalformedJSON.slug,
-        title=MalformedJSON.title,
-        detail="The request body is not valid JSON (or not UTF-8).",
-        instance=request.url.path,
-    )
+    """The answer `app.lean` gives by raising MalformedJSON, for FastAPI's own body errors."""
+    return _problem_of(request, MalformedJSON(MalformedJSON.NOT_JSON))
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:

@@ -33,7 +33,7 @@ from app.indexing.tasks import LAG, EmbedMessages
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
 from app.jobs.due import SummaryPolicy
-from app.jobs.idle import IdleBackoff
+from app.jobs.idle import IdleBackoff, pause
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner, describe
 from app.jobs.shared_model import SharedModel
@@ -216,7 +216,7 @@ class Worker:
         """One batch after another; lanes run side by side and share the model lock. The
         housekeeping lane also runs the steps after the first, and the sweeps."""
         steps = self.steps if housekeeping else self.steps[:1]
-        backoff = IdleBackoff(self.settings.worker_poll_seconds, self.settings.worker_idle_poll_max_seconds)
+        backoff = IdleBackoff.from_settings(self.settings)
         while not stop.is_set():
             # Cleared before the claim, never after: a wake-up that arrives while this batch is in
             # the model (rows committed after the claim) is kept and ends the idle wait at once.
@@ -241,7 +241,7 @@ class Worker:
             if worked or trouble:
                 backoff.reset()
             if trouble and not busy:
-                await _sleep_or_stop(stop, 1.0)  # retry soon, without spinning on a dead database
+                await pause(stop, None, 1.0)  # retry soon, without spinning on a dead database
             elif not busy:
                 wait = backoff.wait(announced=self.announced())
                 if housekeeping:  # a sweep falls due on its own clock, announced by nobody
@@ -260,7 +260,7 @@ class Worker:
         while not stop.is_set():
             with self.tracing.quiet():
                 await sweeps.run_due([self.index_sweep])
-            await _sleep_or_stop(stop, max(self.index_sweep.due_at - time.monotonic(), 0.1))
+            await pause(stop, None, max(self.index_sweep.due_at - time.monotonic(), 0.1))
 
     async def maintain_user_indexes(self) -> user_indexes.Result:
         result = await user_indexes.maintain(
@@ -355,17 +355,8 @@ class Worker:
         """Wait `seconds`, or until a wake-up or the stop; True if woken."""
         if self.wake.is_set():  # woken while the last batch ran: more work was committed since
             return True
-        waiter = asyncio.create_task(self.wake.wait())
-        stopper = asyncio.create_task(stop.wait())
-        await asyncio.wait({waiter, stopper}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-        for task in (waiter, stopper):
-            task.cancel()
+        await pause(stop, self.wake, seconds)
         if self.wake.is_set():  # a wake-up (e.g. after a user purge) may be for the deliveries too
             self.deliveries.wake.set()
             return True
         return False
-
-
-async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stop.wait(), timeout=seconds)

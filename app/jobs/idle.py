@@ -13,7 +13,11 @@ and no Redis, or Redis down) every poll waits the shortest, as polling is then a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass, field
+
+from app.config import Settings
 
 
 @dataclass
@@ -21,6 +25,10 @@ class IdleBackoff:
     shortest: float
     longest: float
     _next: float = field(init=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> IdleBackoff:
+        return cls(settings.worker_poll_seconds, settings.worker_idle_poll_max_seconds)
 
     def __post_init__(self) -> None:
         self.longest = max(self.longest, self.shortest)
@@ -38,3 +46,17 @@ class IdleBackoff:
         wait = self._next
         self._next = min(self._next * 2, self.longest)
         return wait
+
+
+async def pause(stop: asyncio.Event, wake: asyncio.Event | None, seconds: float | None) -> None:
+    """Until `stop`, `wake` or `seconds` (None: no timeout), whichever comes first."""
+    waits = {asyncio.create_task(stop.wait())}
+    if wake is not None:
+        waits.add(asyncio.create_task(wake.wait()))
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in waits:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -35,10 +35,16 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 _log = structlog.get_logger("engram.search")
 
+
+def bucket_of(tenant: str, user: str) -> str:
+    """SQL for the bucket of (tenant, user), two SQL text expressions."""
+    return f"(hashtext({tenant} || '/' || {user}) & 1023)"
+
+
 # Migration 0016's statistics are over this very expression: change both together.
-ROW_BUCKET = "(hashtext(tenant_id || '/' || user_id) & 1023)"
+ROW_BUCKET = bucket_of("tenant_id", "user_id")
 # The scope's bucket from its parameters; a custom plan folds it to a constant.
-SCOPE_BUCKET = "(hashtext(CAST(:t AS text) || '/' || CAST(:u AS text)) & 1023)"
+SCOPE_BUCKET = bucket_of("CAST(:t AS text)", "CAST(:u AS text)")
 BUCKET_FILTER = f"{ROW_BUCKET} = {SCOPE_BUCKET}"
 # Whether the scope's bucket has its HNSW index, built and valid (a catalog lookup by name).
 OWN_INDEX = (
@@ -52,7 +58,7 @@ LOCK_KEY = 0x656E_6772_616D_7569  # "engramui"
 # An HNSW build much larger than maintenance_work_mem slows down sharply (the graph no longer fits);
 # a 100k-message user's graph needs ~200 MB. One process, no parallel workers: it is background work
 # on machines whose cores serve requests.
-BUILD_SETTINGS = ("SET maintenance_work_mem = '512MB'", "SET max_parallel_maintenance_workers = 0")
+BUILD_SETTINGS = {"maintenance_work_mem": "'512MB'", "max_parallel_maintenance_workers": "0"}
 
 
 def index_name(bucket: int, kind: str) -> str:
@@ -72,9 +78,9 @@ def create_sql(bucket: int, kind: str) -> str:
 # was ever appended (a cheap upper bound, from a small table) and picks the users to count; their
 # rows still there are counted up to :cap (past it, the sum stands for their size).
 LARGE_USERS = text(
-    """
+    f"""
 SELECT b.bucket, max(b.n) AS n FROM (
-  SELECT (hashtext(u.tenant_id || '/' || u.user_id) & 1023) AS bucket,
+  SELECT {bucket_of("u.tenant_id", "u.user_id")} AS bucket,
     CASE WHEN c.n >= :cap THEN u.appended ELSE c.n END AS n
   FROM (SELECT tenant_id, user_id, sum(last_seq) AS appended FROM sessions
         GROUP BY tenant_id, user_id HAVING sum(last_seq) >= :least) u
@@ -154,8 +160,8 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
                 await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
                 result.dropped += 1
                 _log.info("user index dropped", index=name)
-            for stmt in BUILD_SETTINGS:
-                await conn.execute(text(stmt))
+            for setting, value in BUILD_SETTINGS.items():
+                await conn.execute(text(f"SET {setting} = {value}"))
             for bucket, kind in todo.build:
                 # A build that fails (disk full, cancelled) leaves an invalid index that the next
                 # pass drops and builds again; caught here so that it is not retried every few
@@ -171,7 +177,7 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
                 _log.info("user index built", index=index_name(bucket, kind))
         finally:
             # The connection goes back to the pool: none of the build's settings, nor the lock.
-            for setting in ("maintenance_work_mem", "max_parallel_maintenance_workers"):
+            for setting in BUILD_SETTINGS:
                 await conn.execute(text(f"RESET {setting}"))
             await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
     return result

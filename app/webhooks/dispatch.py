@@ -6,14 +6,13 @@ until there is work (a lane that found some, or a wake-up relayed by the worker)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings
-from app.jobs.idle import IdleBackoff
+from app.jobs.idle import IdleBackoff, pause
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner, describe
 from app.metrics import Metrics
@@ -37,8 +36,7 @@ class DeliveryLanes:
         self.engine = engine
         self.metrics = metrics
         self.lanes = settings.webhook_concurrency
-        self.poll = settings.worker_poll_seconds
-        self.poll_max = settings.worker_idle_poll_max_seconds
+        self.settings = settings
         # The worker's: whether new deliveries are announced (their changes' wake-ups, relayed).
         self.announced = announced
         self.retention_days = settings.webhook_retention_days
@@ -62,20 +60,20 @@ class DeliveryLanes:
             await self.sender.aclose()
 
     async def _lane(self, stop: asyncio.Event, *, polls: bool) -> None:
-        backoff = IdleBackoff(self.poll, self.poll_max)
+        backoff = IdleBackoff.from_settings(self.settings)
         while not stop.is_set():
             self.wake.clear()
             try:
                 found = (await self.runner.run(self.step)).claimed > 0
             except Exception as exc:  # the database is down: try again soon
                 _log.warning("webhook delivery step failed", error=describe(exc))
-                await _wait(stop, None, 1.0)
+                await pause(stop, None, 1.0)
                 continue
             if found:  # a failed try's retry is due soon as well
                 backoff.reset()
                 self.wake.set()  # more may be due: the sleeping lanes try too
                 continue
-            await _wait(stop, self.wake, backoff.wait(announced=self.announced()) if polls else None)
+            await pause(stop, self.wake, backoff.wait(announced=self.announced()) if polls else None)
             if self.wake.is_set():
                 backoff.reset()
 
@@ -89,17 +87,3 @@ class DeliveryLanes:
     async def forget_old(self) -> int:
         async with self.engine.begin() as conn:
             return await tasks.forget_old(conn, days=self.retention_days)
-
-
-async def _wait(stop: asyncio.Event, wake: asyncio.Event | None, seconds: float | None) -> None:
-    """Until `stop`, `wake` or `seconds` (None: no timeout), whichever comes first."""
-    waits = {asyncio.create_task(stop.wait())}
-    if wake is not None:
-        waits.add(asyncio.create_task(wake.wait()))
-    try:
-        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in waits:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
