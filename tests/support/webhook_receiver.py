@@ -107,8 +107,20 @@ class Receiver:
     def ids(self) -> list[str]:
         return [r.event_id for r in self.received]
 
+    def events(self) -> list[Received]:
+        """Each event once, at its first receipt, as an idempotent receiver keeps them: delivery is
+        at least once, and a try whose answer came after the sender's timeout (a stalled loop on a
+        loaded machine) is sent again under the same `webhook-id`."""
+        seen: set[str] = set()
+        firsts = []
+        for r in self.received:
+            if r.event_id not in seen:
+                seen.add(r.event_id)
+                firsts.append(r)
+        return firsts
+
     def of_type(self, type_: str) -> list[Received]:
-        return [r for r in self.received if r.json["type"] == type_]
+        return [r for r in self.events() if r.json["type"] == type_]
 
     async def wait_for(self, predicate: Callable[[list[Received]], bool], within: float = 30) -> None:
         deadline = time.monotonic() + within
