@@ -228,7 +228,14 @@ async def test_memory_shows_the_relevant_facts_within_the_budget(api: httpx.Asyn
     assert body["facts"][0]["content"] == "Is allergic to peanuts."
     assert "## Facts about the user\n- Is allergic to peanuts.\n" in body["context"]
     assert body["token_count"] <= body["max_tokens"]
-    # Without a query, the newest user message ranks them (its stored vector, once indexed).
+
+    # Without a query, the newest user message ranks them (its stored vector, once indexed:
+    # before, every fact passes, after, only those near the message, so wait for it).
+    async def indexed() -> bool:
+        status = (await api.get("/v1/indexing", params={"session_id": "m"})).json()
+        return bool(status["indexed_seq"] == status["last_seq"])
+
+    await until(indexed)
     r = await api.get("/v1/sessions/m/memory")
     assert r.json()["facts"], r.json()
     # A tiny budget leaves facts out, and says so.
