@@ -97,6 +97,13 @@ class Settings(BaseSettings):
     encryption_rotation_batch: int = Field(
         200, ge=1, le=10_000, description="Rows the worker re-encrypts per transaction while keys rotate."
     )
+    encryption_rotation_seconds: float = Field(
+        1.0,
+        gt=0,
+        le=3600,
+        description="Seconds between the worker's re-encryption sweeps while keys rotate (each runs for "
+        "up to half a second).",
+    )
 
     # --- auth ---
     auth: Switch = Field(Switch.off, description="`on`: every /v1 call needs a tenant API key.")

@@ -53,7 +53,6 @@ from app.webhooks.dispatch import DeliveryLanes
 _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
 SWEEP_EVERY = 600.0  # seconds between housekeeping sweeps (expired idempotency keys)
-ROTATE_EVERY = 1.0  # seconds between runs of the re-encryption sweep (each runs up to 0.5 s)
 EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could not do
 # Batches in flight per worker. Two keep the model busy: one batch writes and commits (and the
 # next is claimed) while the other is in the model. They share one model lock, so the model
@@ -172,7 +171,9 @@ class Worker:
             self.rotation = Rotation(
                 engine, batch=settings.encryption_rotation_batch, on_rewritten=self._rewritten
             )
-            self.sweeps.append(sweeps.Sweep("reencrypt", ROTATE_EVERY, self.rotation.run))
+            self.sweeps.append(
+                sweeps.Sweep("reencrypt", settings.encryption_rotation_seconds, self.rotation.run)
+            )
         # Building a large user's indexes takes minutes: a sweep of its own, in a lane of its own.
         self.index_sweep = sweeps.Sweep(
             "user_indexes", settings.search_user_indexes_sweep_seconds, self.maintain_user_indexes

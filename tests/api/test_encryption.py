@@ -47,16 +47,19 @@ PLANT = {
 }
 # Words planted only in texts that are sealed, never in a fact's subject or topics (in clear).
 KEPT = {"append": "ZQXKEEPAPPEND", "edited": "ZQXKEEPNEW", "old": "ZQXKEEPOLD", "fact": "ZQXKEEPFACT"}
-# The re-encryption sweep runs once a second (app/worker.py ROTATE_EVERY): probing its progress
-# (up to a dozen counts over every sealed column) 20 times a second would only burn CPU.
-SWEEP_POLL = 0.5
+# The re-encryption sweep runs every ROTATE seconds here (1 s by default): probing its progress
+# (up to a dozen counts over every sealed column) much more often would only burn CPU.
+ROTATE = 0.1
+SWEEP_POLL = 0.2
 # Words of build_user's (tests/api/test_transfer.py) contents, summary, facts and fact history.
 WORDS = ["Lisbon", "Acme", "Porto", "Oslo", "two cats", "jazz", "sunny", "Congratulations"]
 
 
 @asynccontextmanager
 async def running(url: str, keys: str | None, **overrides: Any) -> AsyncIterator[FastAPI]:
-    settings = make_settings(url, encryption_keys=keys, **overrides)
+    settings = make_settings(
+        url, encryption_keys=keys, **{"encryption_rotation_seconds": ROTATE, **overrides}
+    )
     async with LifespanManager(make_app(settings), startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m:
         yield m.app  # type: ignore[misc]
 
