@@ -85,7 +85,8 @@ def serve_app(app: FastAPI) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        server.should_exit = True
+        # A stalled request may still be in flight (the client gave up on it): nobody waits for it.
+        server.should_exit = server.force_exit = True
         thread.join(timeout=10)
 
 
