@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
 from app.config import Settings
@@ -22,9 +23,12 @@ def test_committed_spec_is_current() -> None:
     assert SPEC.read_text() == render_spec(), "openapi/openapi.json is stale: run `make openapi`"
 
 
-def test_no_setting_changes_the_document() -> None:
+def test_no_setting_changes_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
     """A process builds the document once and copies it to every later app (app/openapi_errors.py):
     sound while every operation comes from the module-level routers, whatever the settings."""
+    # Tracing on with no exporter: an OTLP exporter would become this process's global provider
+    # and, at its exit, retry for seconds to flush other tests' spans to a collector that is not there.
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "none")
     switched = Settings(
         auth="on",
         admin_token="test-admin-token",
