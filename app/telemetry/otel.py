@@ -26,6 +26,7 @@ import contextlib
 import contextvars
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,12 +39,13 @@ from opentelemetry.instrumentation.sqlalchemy.version import __version__ as sqla
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled, suppress_instrumentation
 from opentelemetry.metrics import NoOpMeterProvider
 from opentelemetry.sdk.resources import SERVICE_NAME, SERVICE_VERSION, Resource
-from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     ConsoleSpanExporter,
     SimpleSpanProcessor,
     SpanExporter,
+    SpanExportResult,
 )
 from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult, _get_from_env_or_default
@@ -65,6 +67,10 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 _W3C = TraceContextTextMapPropagator()
+# At shutdown, what is buffered gets this long to reach the collector: a collector that is down
+# would otherwise hold the exit for the exporter's whole retry deadline (OTEL_EXPORTER_OTLP_TIMEOUT,
+# 10 s by default), past the 3 s a stop may take.
+SHUTDOWN_FLUSH_MS = 1000
 # Engram's own metrics are Prometheus (/metrics); the instrumentations' meters record nothing.
 _NO_METERS = NoOpMeterProvider()
 
@@ -235,9 +241,15 @@ class OtelTracing:
     enabled = True
 
     def __init__(
-        self, settings: Settings, processor: SpanProcessor | None, sampler: Sampler | None = None
+        self,
+        settings: Settings,
+        processor: SpanProcessor | None,
+        sampler: Sampler | None = None,
+        *,
+        exporter: SpanExporter | None = None,
     ) -> None:
         self.settings = settings
+        self._exporter = exporter  # the batch processor's, stopped at shutdown (SHUTDOWN_FLUSH_MS)
         service = os.environ.get("OTEL_SERVICE_NAME") or "engram"
         # Without `sampler`, OTEL_TRACES_SAMPLER's (default: parent-based, always on), read as the
         # SDK's TracerProvider reads it.
@@ -256,12 +268,18 @@ class OtelTracing:
     @classmethod
     def from_settings(cls, settings: Settings) -> OtelTracing:
         exporter = _exporter()
-        tracing = cls(settings, BatchSpanProcessor(exporter) if exporter is not None else None)
+        tracing = cls.batched(settings, exporter) if exporter is not None else cls(settings, None)
         # Also the provider of libraries that use the global one (the MCP SDK's spans), unless the
         # host process set its own.
         if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
             trace.set_tracer_provider(tracing.provider)
         return tracing
+
+    @classmethod
+    def batched(cls, settings: Settings, exporter: SpanExporter) -> OtelTracing:
+        """Spans handed to `exporter` in batches, from the processor's thread."""
+        once = _StopsOnce(exporter)
+        return cls(settings, BatchSpanProcessor(once), exporter=once)
 
     @classmethod
     def for_tests(
@@ -357,4 +375,36 @@ class OtelTracing:
             client.pipeline = traced  # type: ignore[method-assign]  # what the package unwraps
             RedisInstrumentor.uninstrument_client(client)
         self._redis.clear()
-        self.provider.shutdown()  # exports what the batch processor holds
+        if self._exporter is None:
+            self.provider.shutdown()
+            return
+        # The provider's shutdown exports what the batch processor holds, waiting as long as the
+        # exporter retries (the SDK's flush takes no timeout); stopping the exporter ends a retry.
+        deadline = threading.Timer(SHUTDOWN_FLUSH_MS / 1000, self._exporter.shutdown)
+        deadline.start()
+        try:
+            self.provider.shutdown()
+        finally:
+            deadline.cancel()
+
+
+class _StopsOnce(SpanExporter):
+    """An exporter whose shutdown may be called twice (by `OtelTracing.shutdown`, then by the batch
+    processor's), the second time quietly: the OTLP exporter logs a warning for it."""
+
+    def __init__(self, inner: SpanExporter) -> None:
+        self.inner = inner
+        self.stopped = False
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self.stopped:
+            return SpanExportResult.FAILURE
+        return self.inner.export(spans)
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+    def shutdown(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            self.inner.shutdown()

@@ -7,6 +7,7 @@ SDK or instrumentation, and stores no trace context."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Sequence
 
 import httpx
@@ -30,7 +31,7 @@ from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 
 from app.db.embedded import EmbeddedPostgres
-from app.telemetry.otel import OtelTracing
+from app.telemetry.otel import SHUTDOWN_FLUSH_MS, OtelTracing
 from tests.support.app import REDIS_URL, STARTUP, client_for, make_app, make_settings
 from tests.support.db import create_database, engine_for, fetch, until
 from tests.support.fresh_imports import fresh_modules
@@ -329,6 +330,27 @@ async def test_a_pipeline_made_while_suppressed_is_plain_and_a_traced_one_a_span
         tracing.shutdown()
         await client.aclose()
     assert not hasattr(client.pipeline, "__wrapped__")  # uninstrumented: redis-py's own again
+
+
+def test_a_collector_that_is_down_holds_the_shutdown_no_longer_than_the_flush() -> None:
+    """What is buffered is exported at shutdown; a collector that is down (its port refuses) gets
+    SHUTDOWN_FLUSH_MS, not the exporter's 10 s of retries, so a stop stays under 3 s."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    settings = make_settings("postgresql://x/y", otel="on")
+    kept = InMemorySpanExporter()
+    up = OtelTracing.batched(settings, kept)
+    with up.tracer.start_as_current_span("buffered"):
+        pass
+    up.shutdown()
+    assert [s.name for s in kept.get_finished_spans()] == ["buffered"]
+
+    down = OtelTracing.batched(settings, OTLPSpanExporter(endpoint="http://127.0.0.1:9/v1/traces"))
+    with down.tracer.start_as_current_span("lost"):
+        pass
+    started = time.monotonic()
+    down.shutdown()
+    assert time.monotonic() - started < SHUTDOWN_FLUSH_MS / 1000 + 1
 
 
 async def test_idle_polls_make_no_spans_and_a_batch_of_many_causes_links_them(traced: Traced) -> None:
