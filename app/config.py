@@ -211,6 +211,14 @@ class Settings(BaseSettings):
     worker_cpu_processes: int = Field(
         2, ge=1, le=64, description="Child processes for the local text rules, off the event loop."
     )
+    worker_cpu_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="How much lower the local text rules' child processes run than the process that "
+        "starts them (Unix niceness): while both want the cores, requests come before derived work. "
+        "0: the same priority.",
+    )
 
     # --- webhooks (app/webhooks; endpoints are set per tenant over the admin API) ---
     webhook_timeout_seconds: float = Field(

@@ -106,6 +106,7 @@ class Worker:
             processes=settings.worker_cpu_processes,
             budget_seconds=settings.worker_item_budget_seconds,
             preload=CPU_RULES,
+            nice=settings.worker_cpu_nice,
         )
         tokenizer = Tokenizer(settings.tokenizer)
         self.summarizer = make_summarizer(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)

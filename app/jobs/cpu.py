@@ -41,7 +41,10 @@ class CpuUnavailable(RuntimeError):
     """The child processes could not be started: every item waits (an outage, not the input)."""
 
 
-def _child_init(preload: tuple[str, ...]) -> None:
+def _child_init(preload: tuple[str, ...], nice: int) -> None:
+    # Derived work can wait; a request cannot: under contention the scheduler gives the API's
+    # process the cores first (with 10, a child gets about a tenth of a core another wants).
+    os.nice(nice)
     # What the fork server imported is this child's too, shared until written: keep the
     # collector's full passes off it (app/heap.py), or the first one would copy its pages.
     gc.freeze()
@@ -68,11 +71,15 @@ def _main_script_imports() -> list[str]:
 
 
 class CpuPool:
-    def __init__(self, *, processes: int, budget_seconds: float, preload: Sequence[str] = ()) -> None:
+    def __init__(
+        self, *, processes: int, budget_seconds: float, preload: Sequence[str] = (), nice: int = 0
+    ) -> None:
         """`preload`: modules the fork server imports before it forks the children (the caller's
         rules: this pool knows none of them, so the machinery imports no domain); each child
-        imports them again at its start, a no-op unless the server could not."""
+        imports them again at its start, a no-op unless the server could not. `nice`: added to
+        the children's niceness."""
         self.processes = processes
+        self.nice = nice
         self.budget_seconds = budget_seconds
         self.preload = tuple(preload)
         self._pool: ProcessPool | None = None
@@ -87,7 +94,7 @@ class CpuPool:
             self._pool = ProcessPool(
                 max_workers=self.processes,
                 initializer=_child_init,
-                initargs=(self.preload,),
+                initargs=(self.preload, self.nice),
                 context=context,
             )
             self._pool.schedule(os.getpid)  # a pool starts its children on its first task

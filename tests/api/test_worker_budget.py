@@ -5,6 +5,7 @@ replaced, and other work and API requests proceed meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,16 +20,20 @@ from app.db.embedded import EmbeddedPostgres
 from app.jobs.cpu import BudgetExceeded, CpuPool
 from app.jobs.retry import RetryPolicy
 from app.metrics import Metrics
-from app.worker import Worker
+from app.worker import CPU_RULES, Worker
 from tests.support.app import STARTUP, client_for, make_app, make_settings
 from tests.support.cpu_work import burn
 from tests.support.db import create_database, engine_for, fetch
 
 
 async def test_a_runaway_call_is_killed_at_its_budget_and_the_pool_keeps_serving() -> None:
-    pool = CpuPool(processes=2, budget_seconds=2.0)
+    # With the worker's preload: the process's one fork server keeps the first pool's list, and
+    # tests/api/test_cpu_pool_fork.py checks that the children share the rules' pages.
+    pool = CpuPool(processes=2, budget_seconds=2.0, preload=CPU_RULES, nice=10)
     try:
         assert await asyncio.gather(pool(burn, 0.5), pool(burn, 0.5)) == [0.5, 0.5]  # both children up
+        # Below the API's priority: a request that wants a core gets it before derived work.
+        assert {await pool(os.nice, 0) for _ in range(4)} == {min(19, os.nice(0) + 10)}
         started = time.monotonic()
         runaway = asyncio.create_task(pool(burn, 600.0))
         await asyncio.sleep(0.2)
