@@ -93,3 +93,5 @@ def configure_logging(level: str = "info", json: bool | None = None) -> None:
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
     logging.getLogger("uvicorn.access").disabled = True
+    # Alembic announces each of its plugins at info level at every start: six lines of noise.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)

