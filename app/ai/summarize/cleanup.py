@@ -89,10 +89,28 @@ CONSTRAINT_PATTERNS = (HARD_CONSTRAINT, SOFT_CONSTRAINT, FACT, DATE, WORD)
 NOT_NAMES = {"I", "OK"} | {f"I{q}{s}" for q in "'\u2019" for s in ("m", "ve", "ll", "d")}
 
 
+# A talk's social close ("Talk to you soon!", "Take care, Sam.", "See you later!"): says nothing
+# a summary needs, and, being like every turn a little, it covers the whole chat well enough to
+# win the choice's close calls against the talk's main event (a fp16 word table flipped one).
+_CLOSING = re.compile(
+    r"(?:(?:ok(?:ay)?|well|alright|anyway|so)[\s,]{1,3})?(?:"
+    r"(?:talk|speak|chat)(?:\s{1,3}(?:to|with)\s{1,3}(?:you|ya|u))?\s{1,3}(?:soon|later)|"
+    r"take\s{1,3}care|see\s{1,3}(?:you|ya|u)(?:\s{1,3}(?:soon|later|around|then))?|"
+    r"catch\s{1,3}(?:you|ya|u)\s{1,3}later|(?:good\s?)?bye(?:\s?bye)?|"
+    r"have\s{1,3}an?\s{1,3}(?:good|great|nice|lovely)\s{1,3}(?:day|night|evening|weekend|one)|"
+    r"until\s{1,3}next\s{1,3}time)"
+    r"(?:[\s,]{1,3}[A-Z][a-z]{1,20})?[\s!.\u2026]*+",
+    re.IGNORECASE,
+)
+
+
 def is_low_information(sentence: str) -> bool:
-    """Greetings, thanks, "ok", "how can I help?": no number and only filler words."""
+    """Greetings, thanks, "ok", "how can I help?", a closing "talk to you soon": no number and
+    only filler words."""
     if any(ch.isdigit() for ch in sentence):
         return False
+    if _CLOSING.fullmatch(sentence.strip()):
+        return True
     words = WORD.findall(sentence)
     # "Both.", "Sounds good!": too short to stand alone in a summary. ASCII only: a short CJK
     # sentence is one "word" to this pattern and may say a lot.
