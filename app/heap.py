@@ -12,7 +12,9 @@ permanent generation that collections skip; objects made afterwards are collecte
 What starting up freed goes back to the kernel at the same point. glibc's malloc keeps freed
 memory inside its heaps for reuse and returns only a free top of a heap by itself: the holes that
 loading the model leaves (its file parsed before its weights are laid out) stayed in the worker's
-main process, ~7 MB (docs/benchmarks.md, "Footprint, session 12").
+main process, ~7 MB (docs/benchmarks.md, "Footprint, session 12"). The local model trims again
+after each batch it embeds (app/ai/local_embedder.py), once its arena has let go of the batch's
+buffers.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ def freeze_startup() -> None:
     collections. Call once the process has built what it keeps (again after a later, large load);
     what it frees later (a request's objects, dropped caches) is collected as always."""
     gc.collect()
-    _trim_c_heap()
+    trim_c_heap()
     gc.freeze()
 
 
-def _trim_c_heap() -> None:
+def trim_c_heap() -> None:
     """glibc's `malloc_trim(0)`: every whole free page of its heaps back to the kernel. Without
     glibc (musl, macOS) there is no such call and nothing is done."""
     try:

@@ -20,6 +20,7 @@ import numpy as np
 
 from app.ai.embedder import Vectors
 from app.config import Settings
+from app.heap import trim_c_heap
 
 if TYPE_CHECKING:
     from app.ai.onnx_export import Variant
@@ -56,6 +57,7 @@ class LocalEmbedder:
         self._session: Any = None
         self._tokenizer: Any = None
         self._load_lock = threading.Lock()
+        self._release: Any = None  # run options of a batch's last call: the arena shrinks after it
 
     def needs_export(self) -> bool:
         """Whether loading will first export the model to ONNX (a first run, ~30 s)."""
@@ -99,6 +101,14 @@ class LocalEmbedder:
             # CPU per text saved (docs/benchmarks.md, "Footprint, session 12"). Same vectors.
             opts.enable_mem_pattern = False
             self._session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            # After a batch's last call, the arena frees its wholly free regions and the C heap
+            # returns them to the kernel. Kept, they were ~22 MB of the worker's memory between
+            # batches (free for the next batch's reuse, but the worker is mostly idle between
+            # them); freeing and trimming once per batch costs no CPU per text that the probe
+            # shows, unlike the arena off (6-8 % more: every call's buffers then come from malloc).
+            # docs/benchmarks.md, "Footprint, session 14".
+            self._release = ort.RunOptions()
+            self._release.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
             tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
             tok.enable_truncation(MAX_TOKENS)
             tok.no_padding()  # each model call pads its own texts (the file asks for a fixed 128)
@@ -114,18 +124,27 @@ class LocalEmbedder:
             return np.asarray(out, dtype=np.float32)
         tokens = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         result = np.empty((len(texts), DIM), dtype=np.float32)
-        for idx in sub_batches([len(t) for t in tokens]):
-            result[idx] = self._encode_onnx([tokens[i] for i in idx])
+        groups = sub_batches([len(t) for t in tokens])
+        # A single text (a search's query) is not worth a trim on the query's path: one text
+        # never grows the arena past what the batches already made it.
+        release = len(texts) > 1
+        for n, idx in enumerate(groups):
+            last = release and n == len(groups) - 1
+            result[idx] = self._encode_onnx([tokens[i] for i in idx], self._release if last else None)
+        if release:
+            trim_c_heap()
         return result
 
-    def _encode_onnx(self, tokens: list[list[int]]) -> Vectors:
+    def _encode_onnx(self, tokens: list[list[int]], run_options: Any = None) -> Vectors:
         ids = np.zeros((len(tokens), max(len(t) for t in tokens)), dtype=np.int64)  # 0 = [PAD]
         mask = np.zeros_like(ids)
         for row, t in enumerate(tokens):
             ids[row, : len(t)] = t
             mask[row, : len(t)] = 1
         hidden = self._session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            None,
+            {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            run_options,
         )[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

@@ -115,3 +115,33 @@ async def test_a_dimension_mismatch_stops_the_start(pg: EmbeddedPostgres) -> Non
             )
     finally:
         await engine.dispose()
+
+
+async def test_a_batch_hands_its_buffers_back_and_a_query_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a batch's last model call the arena shrinks and the C heap is trimmed (~22 MB of the
+    worker's memory between batches); a single text, a search's query, skips both, and the vectors
+    are the same either way."""
+    import app.ai.local_embedder as module
+
+    local = LocalEmbedder(Settings())
+    local.load()
+    calls: list[object] = []
+    trims: list[None] = []
+    run = local._session.run
+
+    def recorded(out: object, feeds: object, opts: object = None) -> object:
+        calls.append(opts)
+        return run(out, feeds, opts)
+
+    monkeypatch.setattr(local._session, "run", recorded)
+    monkeypatch.setattr(module, "trim_c_heap", lambda: trims.append(None))
+    texts = [f"{t} ({n})" + " and more" * (n * 7) for n, t in enumerate(TEXTS * 8)]  # several calls
+    batch = await local.embed(texts)
+    assert len(calls) > 1 and calls[:-1] == [None] * (len(calls) - 1)
+    assert calls[-1] is local._release and len(trims) == 1
+    calls.clear()
+    alone = await local.embed(texts[:1])
+    assert calls == [None] and len(trims) == 1
+    assert np.allclose(alone[0], (await local.embed(texts[:1]))[0])
+    monkeypatch.setattr(local, "_release", None)
+    assert np.array_equal(batch, await local.embed(texts))
