@@ -1,0 +1,200 @@
+"""CPU per `GET /v1/sessions/{id}/memory` inside one API process: the app called directly over raw
+ASGI (no uvicorn, no sockets but PostgreSQL's and Redis's), so what the app itself costs per
+request is measured apart from the HTTP server and the load generator (bench/memory.py measures
+the whole). An embedded PostgreSQL in a temporary directory, the local Redis (a database of its
+own), auth off as in bench/memory.py; N sessions of M chat messages appended through the app.
+
+    .venv/bin/python -m bench.memory_pieces                       # CPU µs per request, 5 segments
+    .venv/bin/python -m bench.memory_pieces --profile /tmp/m.prof # and a cProfile of one segment
+
+Prints the CPU µs per request (time.process_time, min and median of the segments); the window is
+read from Redis (every request a hit, checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.types import ASGIApp, Message
+
+from app.config import Settings
+from app.main import create_app
+from bench.chat_text import chat_messages
+
+ROOT = Path(__file__).resolve().parents[1]
+REDIS_URL = os.environ.get("ENGRAM_BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
+
+
+class Lifespan:
+    """The ASGI lifespan protocol, as uvicorn drives it: its state is copied into every request."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.state: dict[str, Any] = {}
+        self._inbox: asyncio.Queue[Message] = asyncio.Queue()
+        self._outbox: asyncio.Queue[Message] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": self.state}
+        async def run() -> None:
+            await self.app(scope, self._inbox.get, self._outbox.put)
+
+        self._task = asyncio.create_task(run())
+        await self._inbox.put({"type": "lifespan.startup"})
+        answer = await self._outbox.get()
+        if answer["type"] != "lifespan.startup.complete":
+            raise RuntimeError(str(answer))
+
+    async def stop(self) -> None:
+        await self._inbox.put({"type": "lifespan.shutdown"})
+        await self._outbox.get()
+        if self._task is not None:
+            await self._task
+
+
+async def call(
+    app: ASGIApp, state: dict[str, Any], method: str, path: str, query: bytes = b"", body: bytes = b""
+) -> tuple[int, dict[bytes, bytes], bytes]:
+    headers = [(b"host", b"127.0.0.1:8000"), (b"user-agent", b"wrk")]
+    if body:
+        headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.4"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query,
+        "root_path": "",
+        "headers": headers,
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 5555),
+        "state": dict(state),
+    }
+    sent = False
+    status = 0
+    out_headers: dict[bytes, bytes] = {}
+    chunks: list[bytes] = []
+
+    async def receive() -> Message:
+        nonlocal sent
+        if sent:
+            await asyncio.Event().wait()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+            out_headers.update(dict(message.get("headers", [])))
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return status, out_headers, b"".join(chunks)
+
+
+async def seed(app: ASGIApp, state: dict[str, Any], sessions: int, messages: int) -> list[str]:
+    run = os.urandom(4).hex()
+    sids = [f"mp-{run}-{i:03d}" for i in range(sessions)]
+    for i, sid in enumerate(sids):
+        body = orjson.dumps({"session_id": sid, "user_id": f"mp-user-{i % 10}"})
+        status, _, text = await call(app, state, "POST", "/v1/sessions", body=body)
+        assert status == 201, text
+        msgs = chat_messages(messages, seed=1000 + i)
+        for k in range(0, len(msgs), 1000):
+            body = orjson.dumps({"messages": msgs[k : k + 1000]})
+            status, _, text = await call(app, state, "POST", f"/v1/sessions/{sid}/messages", body=body)
+            assert status == 201, text
+    return sids
+
+
+async def segment(
+    app: ASGIApp, state: dict[str, Any], sids: list[str], n: int, query: bytes, *, hits: bool = True
+) -> float:
+    rng = random.Random(7)
+    paths = [f"/v1/sessions/{sid}/memory" for sid in sids]
+    started = time.process_time()
+    for _ in range(n):
+        status, headers, body = await call(app, state, "GET", rng.choice(paths), query)
+        if status != 200 or (hits and headers.get(b"x-engram-cache") != b"hit"):
+            raise RuntimeError(f"{status} {headers} {body[:300]!r}")
+    return (time.process_time() - started) / n * 1e6
+
+
+async def main(args: argparse.Namespace) -> list[float]:
+    with tempfile.TemporaryDirectory(prefix="engram-mp-") as tmp:
+        settings = Settings(
+            data_dir=Path(tmp),
+            redis_url=REDIS_URL,
+            auth="off",
+            host="127.0.0.1",
+            log_level="warning",
+            run_worker=False,
+            model_cache_dir=ROOT / ".engram" / "models",
+        )
+        app = create_app(settings)
+        life = Lifespan(app)
+        await life.start()
+        try:
+            sids = await seed(app, life.state, args.sessions, args.messages)
+            query = f"max_tokens={args.budget}".encode()
+            # Warm: the windows cached, the code paths run.
+            await segment(app, life.state, sids, 300, query, hits=False)
+            out: list[float] = []
+            for i in range(args.segments):
+                if args.profile and i == 0:
+                    prof = cProfile.Profile(time.process_time)
+                    prof.enable()
+                    await segment(app, life.state, sids, args.n, query)
+                    prof.disable()
+                    prof.dump_stats(args.profile)
+                out.append(await segment(app, life.state, sids, args.n, query))
+            if args.show:
+                _, _, body = await call(app, life.state, "GET", f"/v1/sessions/{sids[0]}/memory", query)
+                print(body.decode())
+            return out
+        finally:
+            await life.stop()
+
+
+def cli() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=5)
+    parser.add_argument("--messages", type=int, default=1000)
+    parser.add_argument("--budget", type=int, default=2000)
+    parser.add_argument("--n", type=int, default=3000, help="Requests per segment.")
+    parser.add_argument("--segments", type=int, default=5)
+    parser.add_argument("--profile", type=str, default=None, help="cProfile one extra segment to this file.")
+    parser.add_argument("--show", action="store_true", help="Print one answer.")
+    args = parser.parse_args()
+    from app.logging import configure_logging
+
+    configure_logging("warning", json=True)
+    out = asyncio.run(main(args))
+    load = os.getloadavg()
+    print(
+        f"memory read in process: CPU µs/request min {min(out):.0f} median {statistics.median(out):.0f} "
+        f"({', '.join(f'{v:.0f}' for v in out)}); load average {load[0]:.1f} / {load[1]:.1f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli())
