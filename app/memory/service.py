@@ -121,19 +121,23 @@ def _newest_first(docs: Sequence[Doc]) -> Iterator[Doc]:
         yield docs[i]
 
 
-def _window_covers(
+def _walk(
     docs: Sequence[Doc], *, max_tokens: int, last_n: int | None, roles: set[str] | None, count: Count
-) -> bool:
-    """Whether the messages in hand already fill the budget (or last_n): usually after a few."""
-    tokens = taken = 0
-    for doc in _newest_first(docs):
-        if not _wanted(doc, roles):
+) -> tuple[bool, list[Doc]]:
+    """Whether the messages in hand already fill the budget (or last_n), usually after a few, and
+    the wanted ones walked, newest first: all of them when they do not fill it, so the answer is
+    fitted from this list (a cached window's messages parsed and counted once, not per pass)."""
+    walked: list[Doc] = []
+    tokens = 0
+    for i in range(len(docs) - 1, -1, -1):
+        doc = docs[i]
+        if roles is not None and doc["role"] not in roles:
             continue
-        taken += 1
+        walked.append(doc)
         tokens += line_tokens(doc, count)
-        if tokens > max_tokens or (last_n is not None and taken >= last_n):
-            return True
-    return False
+        if tokens > max_tokens or (last_n is not None and len(walked) >= last_n):
+            return True, walked
+    return False, walked
 
 
 async def _read_older(
@@ -294,6 +298,11 @@ async def get_memory(
     window: Window | None = None
     head: _Head | None = None
     source = "database"
+
+    def fill(docs: Sequence[Doc]) -> tuple[bool, list[Doc]]:
+        return _walk(docs, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count)
+
+    walk: tuple[bool, list[Doc]] | None = None  # _walk of the window in hand, once done
     if cache.healthy:
         row = await (await driver(conn)).fetchrow(_VERSION, tenant_id, session_id)
         if row is None:
@@ -303,14 +312,11 @@ async def get_memory(
         # (With a role filter, the whole window: it may take many lines to find the role's.)
         tail = None if roles is not None else max(16, max_tokens // 24 + 8, last_n or 0)
         window = await cache.get(tenant_id, session_id, head.version, tail=tail)
-        if (
-            window is not None
-            and window.partial
-            and not _window_covers(
-                window.messages, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count
-            )
-        ):
-            window = await cache.get(tenant_id, session_id, head.version)
+        if window is not None and window.partial:
+            walk = fill(window.messages)
+            if not walk[0]:
+                window = await cache.get(tenant_id, session_id, head.version)
+                walk = None  # another window: not yet walked
         if window is not None:
             source = "cache"
     if window is None:
@@ -324,10 +330,9 @@ async def get_memory(
 
     older: list[Doc] = []
     if not window.complete and window.messages:
-        covered = _window_covers(
-            window.messages, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count
-        )
-        if not covered:  # the budget reaches past the window (rare)
+        if walk is None:
+            walk = fill(window.messages)
+        if not walk[0]:  # the budget reaches past the window (rare)
             older = await _read_older(
                 conn,
                 tenant_id=tenant_id,
@@ -338,6 +343,10 @@ async def get_memory(
             )
 
     def candidates() -> Iterator[Doc]:
+        if walk is not None:  # the budget ends within these, or they are all of the window's
+            yield from walk[1]
+            yield from (d for d in older if _wanted(d, roles))
+            return
         for doc in itertools.chain(_newest_first(window.messages), older):
             if _wanted(doc, roles):
                 yield doc
