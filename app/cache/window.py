@@ -132,6 +132,7 @@ class LazyDocs(Sequence[dict[str, Any]]):
         self._tenant_id = tenant_id
         self._opened = opened
         self._docs: list[dict[str, Any] | None] = [None] * len(raw)
+        self._sealed = fields.keyring() is not None  # else a doc is its JSON, nothing more to do
 
     def __len__(self) -> int:
         return len(self._raw)
@@ -147,7 +148,10 @@ class LazyDocs(Sequence[dict[str, Any]]):
             return [self[j] for j in range(*i.indices(len(self)))]
         doc = self._docs[i]
         if doc is None:
-            doc = self._docs[i] = _load(self._tenant_id, self._raw[i], "content", self._opened)
+            raw = self._raw[i]
+            sealed = self._sealed
+            doc = _load(self._tenant_id, raw, "content", self._opened) if sealed else orjson.loads(raw)
+            self._docs[i] = doc
         return doc
 
 

@@ -134,7 +134,8 @@ def _walk(
         if roles is not None and doc["role"] not in roles:
             continue
         walked.append(doc)
-        tokens += line_tokens(doc, count)
+        n = doc.get("lt")  # counted as the message entered the cache (line_tokens, inlined)
+        tokens += n if isinstance(n, int) else line_tokens(doc, count)
         if tokens > max_tokens or (last_n is not None and len(walked) >= last_n):
             return True, walked
     return False, walked
@@ -196,12 +197,24 @@ def _left_out(
     def seq(d: Doc) -> int:
         return int(d["seq"])
 
-    count = bisect.bisect_left(docs, first, key=seq) - bisect.bisect_right(docs, boundary, key=seq)
+    n, k = len(docs), len(kept)
+    # The shown messages are usually the window's newest, already parsed: no bisection (whose
+    # probes parse messages of a cached window that nothing else reads).
+    hi = n - k if 0 < k <= n and docs[n - k]["seq"] == first else bisect.bisect_left(docs, first, key=seq)
+    lo = 0 if not docs or docs[0]["seq"] > boundary else bisect.bisect_right(docs, boundary, hi=hi, key=seq)
+    count = hi - lo
     count = max(count, 0) + sum(1 for d in older if boundary < d["seq"] < first)
     oldest = older[-1]["seq"] if older else (docs[0]["seq"] if docs else first)
     if not window.complete and oldest - 1 > boundary and not (older and len(older) < PAGE):
         count += oldest - 1 - boundary
     return count
+
+
+def _shown(doc: Doc) -> Doc:
+    """A message as the answer shows it: without its line's token count (the cache's own)."""
+    out = doc.copy()  # a cached window's docs may be shared (app.cache.window's opened docs)
+    out.pop("lt", None)
+    return out
 
 
 @dataclass
@@ -379,7 +392,7 @@ async def get_memory(
         "last_seq": head.version.last_seq,
         "summary": fitted.summary,
         "facts": fitted.facts,
-        "messages": [{k: v for k, v in d.items() if k != "lt"} for d in fitted.messages],
+        "messages": [_shown(d) for d in fitted.messages],
         "context": fitted.context,
         "token_count": fitted.token_count,
         "max_tokens": max_tokens,
