@@ -42,6 +42,14 @@ class RouteTemplates:
         self._paths = paths
         self._compiled: list[tuple[re.Pattern[str], str]] | None = None
 
+    def label(self, scope: Scope) -> str:
+        """The template of the request in `scope`: a lean route (OperationRoute) that answered
+        names its operation's own template; any other request is matched by its path."""
+        route = scope.get("route")
+        if isinstance(route, OperationRoute):
+            return route.path
+        return self.match(scope["path"])
+
     def match(self, path: str) -> str:
         if self._compiled is None:
             templates = sorted(self._paths(), key=lambda p: (p.count("{"), -len(p)))
@@ -107,7 +115,7 @@ class RequestContextMiddleware:
             if left and not answered:
                 status = CLIENT_CLOSED  # the client gave up: not a server error
             elapsed = time.perf_counter() - started
-            self.metrics.observe(scope["method"], self.routes.match(scope["path"]), status, elapsed)
+            self.metrics.observe(scope["method"], self.routes.label(scope), status, elapsed)
             _access.info(
                 "request",
                 method=scope["method"],
