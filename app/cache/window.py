@@ -47,22 +47,6 @@ redis.call('EXPIRE', KEYS[3], ttl)
 return 1
 """
 
-# A read: the entry's messages (the newest ARGV[2] of them, all for 0), summary and length if its
-# version is ARGV[1], in one command (one atomic snapshot, as MULTI/EXEC gave, for a sixth of the
-# client's packing and parsing). Answers {0} on a miss, {1} on a stale entry (a summary key gone
-# counts as stale), else {2, complete flag, summary, length, messages}.
-_READ = """
-local tag = redis.call('GET', KEYS[1])
-if not tag then return {0} end
-local summary = redis.call('GET', KEYS[3])
-if string.sub(tag, 1, -3) ~= ARGV[1] or not summary then return {1} end
-local tail = tonumber(ARGV[2])
-local start = 0
-if tail > 0 then start = -tail end
-local messages = redis.call('LRANGE', KEYS[2], start, -1)
-return {2, string.sub(tag, -1), summary, redis.call('LLEN', KEYS[2]), messages}
-"""
-
 
 @dataclass(frozen=True)
 class Version:
@@ -188,12 +172,12 @@ class WindowCache:
         self._retry_after = retry_after
         self._down_until = 0.0
         self._extend = redis.register_script(_EXTEND) if redis is not None else None
-        self._read = redis.register_script(_READ) if redis is not None else None
         lookups = metrics.cache_lookups
         # The labelled children, once: `labels()` per request was a measurable part of a hit.
         self._counted = {k: lookups.labels(k) for k in ("hit", "miss", "stale", "bypass", "error")}
         self._opened: LRUCache[Any, dict[str, Any]] = LRUCache(maxsize=OPENED_DOCS)
-        metrics.cache_up.set(1 if redis is not None else 0)
+        self._up = redis is not None  # what cache_up says, so a healthy read does not set it again
+        metrics.cache_up.set(1 if self._up else 0)
 
     @property
     def enabled(self) -> bool:
@@ -207,11 +191,14 @@ class WindowCache:
         if time.monotonic() >= self._down_until:
             _log.warning("redis unavailable; serving from PostgreSQL", op=what, error=type(exc).__name__)
         self._down_until = time.monotonic() + self._retry_after
+        self._up = False
         self._metrics.cache_up.set(0)
         self._counted["error"].inc()
 
     def _ok(self) -> None:
-        self._metrics.cache_up.set(1)
+        if not self._up:
+            self._up = True
+            self._metrics.cache_up.set(1)
 
     async def get(
         self, tenant_id: str, session_id: str, version: Version, *, tail: int | None = None
@@ -221,28 +208,39 @@ class WindowCache:
         With `tail`, only the newest `tail` messages come back (a budget rarely needs the whole
         window); `partial` then says whether the entry holds more.
         """
-        if self._read is None:
+        if self._redis is None:
             return None
         if not self.healthy:
             self._counted["bypass"].inc()
             return None
+        kv, km, ks = _keys(tenant_id, session_id)
         try:
-            answer = await self._read(keys=_keys(tenant_id, session_id), args=[version.key(), tail or 0])
+            # MULTI/EXEC: one snapshot. A Lua script doing the same read was measured to save the
+            # client ~35 µs but to cost Redis ~75 µs more (each message copied through Lua).
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.get(kv)
+                pipe.lrange(km, -tail if tail else 0, -1)
+                pipe.get(ks)
+                pipe.llen(km)
+                tag, raw_messages, raw_summary, length = await pipe.execute()
         except Exception as exc:
             self._failed("get", exc)
             return None
         self._ok()
-        if answer[0] != 2:
-            self._counted["miss" if answer[0] == 0 else "stale"].inc()
+        if tag is None:
+            self._counted["miss"].inc()
+            return None
+        tag = tag.decode()
+        if tag[:-2] != version.key() or raw_summary is None:
+            self._counted["stale"].inc()
             return None
         self._counted["hit"].inc()
-        _, complete, raw_summary, length, raw_messages = answer
         partial = len(raw_messages) < length
         return Window(
             version=version,
             messages=LazyDocs(raw_messages, tenant_id, self._opened),
             summary=_load(tenant_id, raw_summary, "summary", self._opened) if raw_summary else None,
-            complete=complete == b"1" and not partial,
+            complete=tag.endswith("1") and not partial,
             partial=partial,
         )
 
