@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message
 from app.config import Settings
 from app.main import create_app
 from bench.chat_text import chat_messages
+from tests.support.db import until
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM: list[float] = []  # the kernel's part of each segment's CPU µs per request
@@ -48,6 +49,7 @@ class Lifespan:
 
     async def start(self) -> None:
         scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": self.state}
+
         async def run() -> None:
             await self.app(scope, self._inbox.get, self._outbox.put)
 
@@ -124,6 +126,13 @@ async def seed(app: ASGIApp, state: dict[str, Any], sessions: int, messages: int
     return sids
 
 
+async def model_ready(app: ASGIApp, state: dict[str, Any]) -> None:
+    async def probe() -> bool:
+        return b'"model":"ok"' in (await call(app, state, "GET", "/readyz"))[2]
+
+    await until(probe, within=300, every=0.5)
+
+
 async def segment(
     app: ASGIApp, state: dict[str, Any], sids: list[str], n: int, query: bytes, *, hits: bool = True
 ) -> float:
@@ -156,8 +165,7 @@ async def main(args: argparse.Namespace) -> list[float]:
         try:
             sids = await seed(app, life.state, args.sessions, args.messages)
             # The model loads in the background (threads of this process): measured after it.
-            while b'"model":"ok"' not in (await call(app, life.state, "GET", "/readyz"))[2]:
-                await asyncio.sleep(0.5)
+            await model_ready(app, life.state)
             query = f"max_tokens={args.budget}".encode()
             # Warm: the windows cached, the code paths run.
             await segment(app, life.state, sids, 300, query, hits=False)
