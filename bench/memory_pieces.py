@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import os
 import random
 import statistics
@@ -166,6 +167,9 @@ async def main(args: argparse.Namespace) -> list[float]:
             sids = await seed(app, life.state, args.sessions, args.messages)
             # The model loads in the background (threads of this process): measured after it.
             await model_ready(app, life.state)
+            if args.freeze:  # as `engram serve` does once started (app.heap.freeze_startup)
+                gc.collect()
+                gc.freeze()
             query = f"max_tokens={args.budget}".encode()
             # Warm: the windows cached, the code paths run.
             await segment(app, life.state, sids, 300, query, hits=False)
@@ -199,6 +203,9 @@ def cli() -> int:
     parser.add_argument("--n", type=int, default=3000, help="Requests per segment.")
     parser.add_argument("--segments", type=int, default=5)
     parser.add_argument("--profile", type=str, default=None, help="cProfile one extra segment to this file.")
+    parser.add_argument(
+        "--freeze", action="store_true", help="gc.freeze() after start-up, as `engram serve` does."
+    )
     parser.add_argument("--show", action="store_true", help="Print one answer.")
     args = parser.parse_args()
     from app.logging import configure_logging
