@@ -30,11 +30,14 @@ from starlette.types import ASGIApp, Message
 
 from app.config import Settings
 from app.main import create_app
+from bench.append import cpu_seconds, tree
 from bench.chat_text import chat_messages
 from tests.support.db import until
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM: list[float] = []  # the kernel's part of each segment's CPU µs per request
+PG: list[float] = []  # the embedded PostgreSQL's CPU µs per request, per segment
+DATA: list[Path] = []  # the data directory of the embedded PostgreSQL
 REDIS_URL = os.environ.get("ENGRAM_BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
 
 
@@ -134,18 +137,40 @@ async def model_ready(app: ASGIApp, state: dict[str, Any]) -> None:
     await until(probe, within=300, every=0.5)
 
 
+def pg_seconds(data_dir: Path) -> float:
+    """CPU seconds of the embedded PostgreSQL's processes (the postmaster and its backends)."""
+    pid = int((data_dir / "pg" / "postmaster.pid").read_text().split("\n", 1)[0])
+    return sum(cpu_seconds(tree(pid)).values())
+
+
 async def segment(
-    app: ASGIApp, state: dict[str, Any], sids: list[str], n: int, query: bytes, *, hits: bool = True
+    app: ASGIApp,
+    state: dict[str, Any],
+    sids: list[str],
+    n: int,
+    query: bytes,
+    *,
+    hits: bool = True,
+    concurrency: int = 1,
 ) -> float:
     rng = random.Random(7)
     paths = [f"/v1/sessions/{sid}/memory" for sid in sids]
+    pg_before = pg_seconds(DATA[0]) if DATA else 0.0
     before = os.times()
-    for _ in range(n):
-        status, headers, body = await call(app, state, "GET", rng.choice(paths), query)
-        if status != 200 or (hits and headers.get(b"x-engram-cache") != b"hit"):
-            raise RuntimeError(f"{status} {headers} {body[:300]!r}")
+
+    async def one_lane(count: int) -> None:
+        for _ in range(count):
+            status, headers, body = await call(app, state, "GET", rng.choice(paths), query)
+            if status != 200 or (hits and headers.get(b"x-engram-cache") != b"hit"):
+                raise RuntimeError(f"{status} {headers} {body[:300]!r}")
+
+    # `concurrency` requests in flight, as a served process has them (wrk -c64 on 2 processes: 32).
+    await asyncio.gather(*(one_lane(n // concurrency) for _ in range(concurrency)))
+    n = n // concurrency * concurrency
     after = os.times()
     SYSTEM.append((after.system - before.system) / n * 1e6)
+    if DATA:
+        PG.append((pg_seconds(DATA[0]) - pg_before) / n * 1e6)
     return (after.user + after.system - before.user - before.system) / n * 1e6
 
 
@@ -160,6 +185,7 @@ async def main(args: argparse.Namespace) -> list[float]:
             run_worker=False,
             model_cache_dir=ROOT / ".engram" / "models",
         )
+        DATA.append(Path(tmp))
         app = create_app(settings)
         life = Lifespan(app)
         await life.start()
@@ -184,7 +210,7 @@ async def main(args: argparse.Namespace) -> list[float]:
                     await segment(app, life.state, sids, args.n, query)
                     prof.disable()
                     prof.dump_stats(args.profile)
-                out.append(await segment(app, life.state, sids, args.n, query))
+                out.append(await segment(app, life.state, sids, args.n, query, concurrency=args.concurrency))
             if args.show:
                 _, _, body = await call(app, life.state, "GET", f"/v1/sessions/{sids[0]}/memory", query)
                 print(body.decode())
@@ -203,6 +229,7 @@ def cli() -> int:
     parser.add_argument("--n", type=int, default=3000, help="Requests per segment.")
     parser.add_argument("--segments", type=int, default=5)
     parser.add_argument("--profile", type=str, default=None, help="cProfile one extra segment to this file.")
+    parser.add_argument("--concurrency", type=int, default=1, help="Requests in flight.")
     parser.add_argument(
         "--freeze", action="store_true", help="gc.freeze() after start-up, as `engram serve` does."
     )
@@ -216,6 +243,7 @@ def cli() -> int:
     print(
         f"memory read in process: CPU µs/request min {min(out):.0f} median {statistics.median(out):.0f} "
         f"({', '.join(f'{v:.0f}' for v in out)}); of which system median {statistics.median(SYSTEM):.0f}; "
+        f"PostgreSQL µs/request median {statistics.median(PG[-len(out) :]):.0f}; "
         f"load average {load[0]:.1f} / {load[1]:.1f}"
     )
     return 0
