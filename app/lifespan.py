@@ -87,15 +87,9 @@ def make_lifespan(
         # A cache must fail fast: a hung Redis costs each request at most the timeout, once, then
         # WindowCache stays away from it for a second.
         redis = make_redis(settings.redis_url, timeout=settings.redis_timeout_seconds)
-        # The window cache's own client: each of its calls is bounded as a whole (WindowCache's
-        # `timeout`), not each socket send and read (memory read CPU, docs/benchmarks.md).
-        cache_redis = make_redis(
-            settings.redis_url, timeout=settings.redis_timeout_seconds, per_socket_call=False
-        )
         for traced in (engine, key_engine, export_engine):
             tracing.instrument_engine(traced)
         tracing.instrument_redis(redis)
-        tracing.instrument_redis(cache_redis)
         if not settings.auth_on:
             _log.warning(
                 "auth is OFF: every caller is tenant %r; only for local use on loopback",
@@ -175,8 +169,7 @@ def make_lifespan(
                 admission=Admission(settings, keys, Counter(redis)),
                 export_engine=export_engine,
                 cache=WindowCache(
-                    cache_redis,
-                    timeout=settings.redis_timeout_seconds,
+                    redis,
                     window=settings.cache_window_messages,
                     ttl=settings.cache_ttl_seconds,
                     metrics=metrics,
@@ -191,9 +184,8 @@ def make_lifespan(
             if worker_task is not None:
                 await worker_task  # finishes (commits or rolls back) the batch in hand
             await embedder.aclose()
-            for client in (redis, cache_redis):
-                if client is not None:
-                    await client.aclose()
+            if redis is not None:
+                await redis.aclose()
             await engine.dispose()
             await key_engine.dispose()
             await export_engine.dispose()

@@ -60,21 +60,15 @@ def _address(item: str) -> tuple[str, int]:
     return host, int(port) if port else SENTINEL_PORT
 
 
-def make_redis(
-    url: str | None, *, timeout: float | None = None, per_socket_call: bool = True
-) -> Redis | None:
-    """The client for `url` (None: no Redis); `timeout` bounds each connect and, unless
-    `per_socket_call` is False, each socket send and read. Without it the caller bounds its whole
-    call itself (app.cache.window): redis-py's per-socket timeouts cost a task (`wait_for`) per
-    send and a timeout context per reply, ~a third of a pipelined read's client CPU."""
+def make_redis(url: str | None, *, timeout: float | None = None) -> Redis | None:
+    """The client for `url` (None: no Redis); `timeout` bounds each connect and each call."""
     if not url:
         return None
     limits: dict[str, Any] = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
-    master = limits if per_socket_call else {**limits, "socket_timeout": None}
     if urlsplit(url).scheme != SENTINEL_SCHEME:
-        return Redis.from_url(url, **master)
+        return Redis.from_url(url, **limits)
     found = parse_sentinel_url(url)
     sentinel = Sentinel(found.sentinels, sentinel_kwargs=limits)  # type: ignore[no-untyped-call]
     return sentinel.master_for(  # type: ignore[no-any-return]
-        found.service, db=found.db, username=found.username, password=found.password, **master
+        found.service, db=found.db, username=found.username, password=found.password, **limits
     )

@@ -13,7 +13,6 @@ Layout per session (one hash slot, so it works on Redis Cluster too):
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -164,19 +163,9 @@ class WindowCache:
     an outage costs each request nothing but the PostgreSQL path."""
 
     def __init__(
-        self,
-        redis: Redis | None,
-        *,
-        window: int,
-        ttl: int,
-        metrics: Metrics,
-        retry_after: float = 1.0,
-        timeout: float | None = None,
+        self, redis: Redis | None, *, window: int, ttl: int, metrics: Metrics, retry_after: float = 1.0
     ) -> None:
-        """`timeout`: the bound of each call as a whole, for a client made without per-socket
-        timeouts (app.redis_client.make_redis's `per_socket_call=False`); None: the client's own."""
         self._redis = redis
-        self._timeout = timeout
         self.window = window
         self._ttl = ttl
         self._metrics = metrics
@@ -228,7 +217,7 @@ class WindowCache:
         try:
             # MULTI/EXEC: one snapshot. A Lua script doing the same read was measured to save the
             # client ~35 µs but to cost Redis ~75 µs more (each message copied through Lua).
-            async with asyncio.timeout(self._timeout), self._redis.pipeline(transaction=True) as pipe:
+            async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.get(kv)
                 pipe.lrange(km, -tail if tail else 0, -1)
                 pipe.get(ks)
@@ -263,7 +252,7 @@ class WindowCache:
         messages = window.messages[-self.window :]
         complete = window.complete and len(messages) == len(window.messages)
         try:
-            async with asyncio.timeout(self._timeout), self._redis.pipeline(transaction=True) as pipe:
+            async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.delete(km)
                 if messages:
                     pipe.rpush(km, *[_dump(tenant_id, m, "content") for m in messages])
@@ -294,17 +283,16 @@ class WindowCache:
             return False
         keys = _keys(tenant_id, session_id)
         try:
-            async with asyncio.timeout(self._timeout):
-                done = await self._extend(
-                    keys=list(keys),
-                    args=[
-                        base.key(),
-                        new.key(),
-                        self.window,
-                        self._ttl,
-                        *[_dump(tenant_id, m, "content") for m in messages],
-                    ],
-                )
+            done = await self._extend(
+                keys=list(keys),
+                args=[
+                    base.key(),
+                    new.key(),
+                    self.window,
+                    self._ttl,
+                    *[_dump(tenant_id, m, "content") for m in messages],
+                ],
+            )
         except Exception as exc:
             self._failed("extend", exc)
             return False
@@ -319,7 +307,7 @@ class WindowCache:
             return True
         try:
             # One DEL per session: each session's keys share a hash slot, different sessions may not.
-            async with asyncio.timeout(self._timeout), self._redis.pipeline(transaction=False) as pipe:
+            async with self._redis.pipeline(transaction=False) as pipe:
                 for tenant_id, session_id in keys:
                     pipe.delete(*_keys(tenant_id, session_id))
                 await pipe.execute()
