@@ -5,7 +5,6 @@ worker, which makes engines too, loads no web framework.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from fastapi import Request
@@ -37,24 +36,13 @@ async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
         await work()
 
 
-_AUTOCOMMIT: weakref.WeakKeyDictionary[AsyncEngine, AsyncEngine] = weakref.WeakKeyDictionary()
-
-
-def _autocommit(engine: AsyncEngine) -> AsyncEngine:
-    """`engine` (its pool) with connections in autocommit from their checkout: set by the connect
-    itself, where `conn.execution_options` after it cost another greenlet hop per request (~10 %
-    of a cached memory read's connection handling, bench/memory_pieces.py)."""
-    made = _AUTOCOMMIT.get(engine)
-    if made is None:
-        made = _AUTOCOMMIT[engine] = engine.execution_options(isolation_level="AUTOCOMMIT")
-    return made
-
-
 async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
     """A connection in autocommit for requests that only read: no BEGIN / COMMIT round trips.
 
     Each statement sees its own snapshot; a reader that needs several reads to agree does them
     in one statement.
     """
-    async with _autocommit(request.state.engine).connect() as conn:
+    engine: AsyncEngine = request.state.engine
+    async with engine.connect() as conn:
+        await conn.execution_options(isolation_level="AUTOCOMMIT")
         yield conn
