@@ -87,5 +87,5 @@ def _app(script: ChatScript) -> FastAPI:
 @contextmanager
 def serve(script: ChatScript) -> Iterator[str]:
     """Run the stub on a free loopback port; yields its base URL (…/v1)."""
-    with serve_app(_app(script)) as url:
+    with serve_app(_app(script), abandon_requests=True) as url:
         yield url

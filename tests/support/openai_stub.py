@@ -70,8 +70,12 @@ def _app(script: Script) -> FastAPI:
 
 
 @contextmanager
-def serve_app(app: FastAPI) -> Iterator[str]:
-    """Run an app on a free loopback port in a thread; yields its base URL (…/v1)."""
+def serve_app(app: FastAPI, *, abandon_requests: bool = False) -> Iterator[str]:
+    """Run an app on a free loopback port in a thread; yields its base URL (…/v1).
+
+    `abandon_requests`: stop without waiting for requests still in flight (a stub's stalled one,
+    which its client gave up on); uvicorn then also skips the lifespan's shutdown, which a stub
+    has none of but Engram's app needs (its engine, its worker)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -85,13 +89,13 @@ def serve_app(app: FastAPI) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        # A stalled request may still be in flight (the client gave up on it): nobody waits for it.
-        server.should_exit = server.force_exit = True
+        server.should_exit = True
+        server.force_exit = abandon_requests
         thread.join(timeout=10)
 
 
 @contextmanager
 def serve(script: Script) -> Iterator[str]:
     """Run the embeddings stub; yields its base URL (…/v1)."""
-    with serve_app(_app(script)) as url:
+    with serve_app(_app(script), abandon_requests=True) as url:
         yield url
