@@ -28,6 +28,7 @@ sum against a full count.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -52,18 +53,11 @@ class BudgetTooSmall(ValidationFailed):
         )
 
 
-_HEADER_TOKENS: dict[Count, int] = {}  # per counting function (a tokenizer's bound `count`)
-
-
+@functools.lru_cache(maxsize=16)  # per counting function (a tokenizer's bound `count`)
 def _header_tokens(count: Count) -> int:
     """The tokens of MESSAGES_HEADER, counted once per tokenizer: encoding it on every memory
     read was ~2 % of a cached read's CPU (bench/memory_pieces.py with py-spy)."""
-    n = _HEADER_TOKENS.get(count)
-    if n is None:
-        if len(_HEADER_TOKENS) >= 64:  # tests make many apps, each with its tokenizer
-            _HEADER_TOKENS.clear()
-        n = _HEADER_TOKENS[count] = count(MESSAGES_HEADER)
-    return n
+    return count(MESSAGES_HEADER)
 
 
 def summary_block(doc: Doc) -> str:

@@ -129,13 +129,11 @@ def _walk(
     fitted from this list (a cached window's messages parsed and counted once, not per pass)."""
     walked: list[Doc] = []
     tokens = 0
-    for i in range(len(docs) - 1, -1, -1):
-        doc = docs[i]
-        if roles is not None and doc["role"] not in roles:
+    for doc in _newest_first(docs):
+        if not _wanted(doc, roles):
             continue
         walked.append(doc)
-        n = doc.get("lt")  # counted as the message entered the cache (line_tokens, inlined)
-        tokens += n if isinstance(n, int) else line_tokens(doc, count)
+        tokens += line_tokens(doc, count)  # counted as the message entered the cache
         if tokens > max_tokens or (last_n is not None and len(walked) >= last_n):
             return True, walked
     return False, walked

@@ -71,11 +71,12 @@ def choose(
             used += costs[i]
             open_[i] = False
             covered = np.maximum(covered, sims[i])
+    per_token = np.power(np.maximum(cost, 1.0), COST_EXPONENT)
     # What a statement is worth by itself, per token as in `value`: its weight, not its embedding.
-    prior = w / np.power(np.maximum(cost, 1.0), COST_EXPONENT)
+    prior = w / per_token
     while open_.any():
         gains = (np.maximum(sims - covered[None, :], 0.0) * w[None, :]).sum(axis=1)
-        value = np.where(open_, gains / np.power(np.maximum(cost, 1.0), COST_EXPONENT), -np.inf)
+        value = np.where(open_, gains / per_token, -np.inf)
         i = _pick(value, prior)
         open_[i] = False
         if gains[i] <= 1e-9:
