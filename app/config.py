@@ -261,6 +261,13 @@ class Settings(BaseSettings):
         0.5, gt=0, le=30, description="Timeout of one Redis call (a cache must fail fast)."
     )
     cache_ttl_seconds: int = Field(3600, ge=1, description="Lifetime of a session's cache entry.")
+    cache_answer_bytes: int = Field(
+        4_000_000,
+        ge=0,
+        description="Bytes of finished memory answers each API process keeps, so a read asked "
+        "again at the same session version (and by a user without facts) is sent without "
+        "fitting it again. 0: none kept.",
+    )
     memory_max_tokens: int = Field(
         100_000, ge=1, description="Largest `max_tokens` a memory request may ask for."
     )

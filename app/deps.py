@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.ai.embedder import Embedder
 from app.ai.tokenizer import Tokenizer
 from app.auth import Caller, KeyResolver, current_caller, current_tenant, require_admin
+from app.cache.answers import AnswerCache
 from app.cache.window import WindowCache
 from app.config import Settings
 from app.db.request import AfterCommit, read_connection, transaction
@@ -85,12 +86,20 @@ class Parts:
     embedder: Embedder
     waker: Waker
     engine: AsyncEngine  # for work after the request's commit
+    answers: AnswerCache
 
 
 def app_parts(request: Request) -> Parts:
     state = request.state
     return Parts(
-        state.settings, state.limits, state.tokenizer, state.cache, state.embedder, state.waker, state.engine
+        state.settings,
+        state.limits,
+        state.tokenizer,
+        state.cache,
+        state.embedder,
+        state.waker,
+        state.engine,
+        state.answers,
     )
 
 

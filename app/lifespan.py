@@ -19,6 +19,7 @@ from app.ai.remote_embedder import RemoteEmbedder
 from app.ai.tokenizer import Tokenizer
 from app.audit.writer import AuditWriter
 from app.auth import KeyResolver
+from app.cache.answers import AnswerCache
 from app.cache.window import WindowCache
 from app.config import Settings
 from app.crypto.keys import start_encryption
@@ -53,6 +54,7 @@ class State(TypedDict):
     admission: Admission
     export_engine: AsyncEngine
     cache: WindowCache
+    answers: AnswerCache
     audit: AuditWriter
 
 
@@ -174,6 +176,7 @@ def make_lifespan(
                     ttl=settings.cache_ttl_seconds,
                     metrics=metrics,
                 ),
+                answers=AnswerCache(max_bytes=settings.cache_answer_bytes, metrics=metrics),
                 audit=audit,
             )
         finally:

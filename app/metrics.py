@@ -109,7 +109,8 @@ class Metrics:
 
         self.cache_lookups = Counter(
             "engram_cache_lookups",
-            "Session window cache lookups by result (hit, miss, stale, error, bypass).",
+            "Session window cache lookups by result (hit, miss, stale, error, bypass; answer: a whole "
+            "answer kept by the API process, the window not read).",
             ["result"],
             registry=self.registry,
         )

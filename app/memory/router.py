@@ -5,7 +5,6 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, BackgroundTasks, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -110,16 +109,16 @@ async def _answer(
         roles={r.value for r in params.role} if params.role else None,
         summary_share=params.summary_share,
         facts_share=params.facts_share,
+        answers=parts.answers,
     )
-    # Serialised here, not through the response model: the documents are already in the API's
-    # shape, and skipping a pydantic round trip per message matters on this hot path.
+    # Serialised by the service, not through the response model: the documents are already in
+    # the API's shape, and skipping a pydantic round trip per message matters on this hot path.
     if memory.fact_ids:
         tasks.add_task(mark_used, parts.engine, tenant_id=tenant, fact_ids=memory.fact_ids)
     headers = {"X-Engram-Cache": "hit" if memory.source == "cache" else "miss"}
     if memory.query_unranked:  # docs/operations: the shared embedding endpoint did not answer
         headers["X-Engram-Degraded"] = "query-not-embedded"
-    body = orjson.dumps(memory.body)
-    return Response(body, media_type="application/json", headers=headers, background=tasks)
+    return Response(memory.json, media_type="application/json", headers=headers, background=tasks)
 
 
 async def memory_endpoint(request: Request) -> Response:

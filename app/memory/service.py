@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.ai.remote_embedder import EmbedderDown
 from app.ai.tokenizer import Tokenizer
+from app.cache.answers import AnswerCache, Asked
 from app.cache.document import (
     MESSAGE_COLUMNS,
     MESSAGE_JSON,
@@ -217,7 +218,7 @@ def _shown(doc: Doc) -> Doc:
 
 @dataclass
 class Memory:
-    body: dict[str, Any]
+    json: bytes  # the answer's body, as sent
     source: str  # "cache", "database" (cache miss or no cache)
     fact_ids: list[str]  # the facts the context shows (their last use is recorded after the answer)
     # The query could not be embedded (shared endpoint down): facts ranked as without a query.
@@ -304,8 +305,12 @@ async def get_memory(
     roles: set[str] | None,
     summary_share: float = 1.0,
     facts_share: float = 1.0,
+    answers: AnswerCache | None = None,
 ) -> Memory:
-    """Raises BudgetTooSmall (422) when the newest message (of `roles`) alone exceeds `max_tokens`."""
+    """Raises BudgetTooSmall (422) when the newest message (of `roles`) alone exceeds `max_tokens`.
+
+    `answers`: where finished answers are kept (app/cache/answers.py); a read asked again at the
+    same version, by a user without facts, is answered from it after the version read alone."""
     window: Window | None = None
     head: _Head | None = None
     source = "database"
@@ -314,11 +319,26 @@ async def get_memory(
         return _walk(docs, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count)
 
     walk: tuple[bool, list[Doc]] | None = None  # _walk of the window in hand, once done
+    asked = None
+    if answers is not None and answers.enabled:
+        asked = Asked(
+            tenant_id=tenant_id,
+            session_id=session_id,
+            max_tokens=max_tokens,
+            last_n=last_n,
+            roles=frozenset(roles) if roles is not None else None,
+            summary_share=summary_share,
+            facts_share=facts_share,
+        )
     if cache.healthy:
         row = await (await driver(conn)).fetchrow(_VERSION, tenant_id, session_id)
         if row is None:
             raise NotFound(f"No session {session_id}.")
         head = _head(row)
+        if asked is not None and not head.has_facts:
+            kept = answers.get(asked, head.version.key()) if answers is not None else None
+            if kept is not None:
+                return Memory(json=kept, source="cache", fact_ids=[])
         # ~30 tokens a chat line: ask Redis for about what the budget can hold, not the window.
         # (With a role filter, the whole window: it may take many lines to find the role's.)
         tail = None if roles is not None else max(16, max_tokens // 24 + 8, last_n or 0)
@@ -400,6 +420,11 @@ async def get_memory(
             "unsummarized_messages": left_out,
         },
     }
+    json = orjson.dumps(body)
+    # Kept only when the window (one snapshot at head.version) held every message shown: older
+    # messages are read after the version, so an edit between the two could be in them.
+    if asked is not None and answers is not None and not head.has_facts and not older:
+        answers.put(asked, head.version.key(), json)
     return Memory(
-        body=body, source=source, fact_ids=[f["fact_id"] for f in fitted.facts], query_unranked=unranked
+        json=json, source=source, fact_ids=[f["fact_id"] for f in fitted.facts], query_unranked=unranked
     )
