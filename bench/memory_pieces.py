@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from sqlalchemy import text
 from starlette.types import ASGIApp, Message
 
 from app.config import Settings
@@ -174,6 +175,15 @@ async def segment(
     return (after.user + after.system - before.user - before.system) / n * 1e6
 
 
+async def transactions(state: dict[str, Any]) -> int:
+    """Transactions PostgreSQL counted in this database (each autocommit statement is one), once
+    the backends have reported them (they do when idle, at most once a second)."""
+    await asyncio.sleep(1.5)
+    async with state["engine"].connect() as conn:
+        sql = "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+        return int((await conn.execute(text(sql))).scalar_one())
+
+
 async def main(args: argparse.Namespace) -> list[float]:
     with tempfile.TemporaryDirectory(prefix="engram-mp-") as tmp:
         settings = Settings(
@@ -211,6 +221,12 @@ async def main(args: argparse.Namespace) -> list[float]:
                     prof.disable()
                     prof.dump_stats(args.profile)
                 out.append(await segment(app, life.state, sids, args.n, query, concurrency=args.concurrency))
+            if args.statements:
+                before = await transactions(life.state)
+                await segment(app, life.state, sids, args.n, query)
+                # The count's own statement is one transaction more.
+                per = (await transactions(life.state) - before - 1) / args.n
+                print(f"PostgreSQL transactions per request: {per:.3f}", flush=True)
             if args.show:
                 _, _, body = await call(app, life.state, "GET", f"/v1/sessions/{sids[0]}/memory", query)
                 print(body.decode())
@@ -234,6 +250,11 @@ def cli() -> int:
         "--freeze", action="store_true", help="gc.freeze() after start-up, as `engram serve` does."
     )
     parser.add_argument("--show", action="store_true", help="Print one answer.")
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="Count PostgreSQL's transactions per request over one more segment (pg_stat_database).",
+    )
     args = parser.parse_args()
     from app.logging import configure_logging
 
