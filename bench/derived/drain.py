@@ -28,12 +28,20 @@ from bench.locomo import data, ingest
 POLL_SECONDS = 0.2
 
 
+def _timed(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """Run in the child: the call's result and the CPU seconds it took there."""
+    started = time.process_time()
+    result = fn(*args, **kwargs)
+    return result, time.process_time() - started
+
+
 class InFlight:
     """Counts the pool's calls as the worker makes them (CpuPool.__call__ wrapped)."""
 
     def __init__(self) -> None:
         self.now = self.peak = self.calls = 0
         self.busy = 0.0  # seconds during which at least one call ran
+        self.cpu = 0.0  # CPU seconds of the calls, in the children
         self._since = 0.0
 
     def install(self) -> None:
@@ -43,7 +51,9 @@ class InFlight:
         async def counted(pool: cpu.CpuPool, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
             counter.enter()
             try:
-                return await original(pool, fn, *args, **kwargs)
+                result, seconds = await original(pool, _timed, fn, *args, **kwargs)
+                counter.cpu += seconds
+                return result
             finally:
                 counter.leave()
 
@@ -105,7 +115,7 @@ async def main() -> None:
         f"children {args.children}: {len(sessions)} sessions searchable after {searchable:.1f} s, "
         f"all derived work done after {seconds:.1f} s; {counter.calls} text-rule calls, at most "
         f"{counter.peak} in flight; some call running {counter.busy:.1f} s "
-        f"({counter.busy / seconds:.0%} of the time)"
+        f"({counter.busy / seconds:.0%} of the time), {counter.cpu:.1f} s of CPU in the children"
     )
 
 
