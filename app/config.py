@@ -208,8 +208,11 @@ class Settings(BaseSettings):
         "fact extraction, reconciliation); past it the item fails (and is retried) and its child "
         "process is replaced.",
     )
+    # One: the worker makes one text-rule call at a time (its one housekeeping lane runs the
+    # summary and fact steps an item at a time), so a second child was never used at once and
+    # cost ~40 MB PSS (docs/benchmarks.md, "Footprint, session 15").
     worker_cpu_processes: int = Field(
-        2, ge=1, le=64, description="Child processes for the local text rules, off the event loop."
+        1, ge=1, le=64, description="Child processes for the local text rules, off the event loop."
     )
     worker_cpu_nice: int = Field(
         10,
