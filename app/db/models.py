@@ -640,3 +640,33 @@ class WebhookAttempt(SQLModel, table=True):
     status_code: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
     error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     seconds: float = Field(sa_column=Column(Float, nullable=False))
+
+
+class UserTermCount(SQLModel, table=True):
+    """How many of a large user's messages their kept document frequencies (`UserTerm`) were
+    counted over, and when (app/search/user_terms.py)."""
+
+    __tablename__ = "user_term_counts"
+    __table_args__ = (_user_fk(),)
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    user_id: str = Field(sa_column=Column(Text, primary_key=True))
+    docs: int = Field(sa_column=Column(BigInteger, nullable=False))
+    appended: int = Field(sa_column=Column(BigInteger, nullable=False))  # sessions.last_seq summed then
+    refreshed_at: datetime = _ts()
+
+
+class UserTerm(SQLModel, table=True):
+    """How many of a large user's messages hold `lexeme` (their keyword document frequency)."""
+
+    __tablename__ = "user_terms"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["tenant_id", "user_id"],
+            ["user_term_counts.tenant_id", "user_term_counts.user_id"],
+            ondelete="CASCADE",
+        ),
+    )
+    tenant_id: str = Field(sa_column=Column(Text, primary_key=True))
+    user_id: str = Field(sa_column=Column(Text, primary_key=True))
+    lexeme: str = Field(sa_column=Column(Text, primary_key=True))
+    df: int = Field(sa_column=Column(BigInteger, nullable=False))

@@ -58,9 +58,11 @@ async def search(
     messages = Kind.messages in kinds
     sized = messages and req.mode in (Mode.semantic, Mode.hybrid) and not scope.narrow
     mine = req.user_id is not None and settings.search_user_indexes > 0  # may have its own indexes
+    # A large user's keyword weights may be kept by the worker (app/search/user_terms.py).
+    terms = mine and messages and req.mode in (Mode.keyword, Mode.hybrid) and not scope.narrow
     opening = (
         await conn.execute(
-            q.opening_query(scope, pending=messages, size=sized, own=sized and mine),
+            q.opening_query(scope, pending=messages, size=sized, own=sized and mine, terms=terms),
             {
                 **scope.params,
                 "cap": settings.search_exact_max_rows + 1,
@@ -97,6 +99,7 @@ async def search(
             with_vectors=with_vectors,
             weighted=weighted,
             settings=settings,
+            docs=opening.docs,
         )
     query_lit = None if query_vec is None else as_db_vector(query_vec)
     others: list[tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]] = []
@@ -167,8 +170,12 @@ async def _messages(
     with_vectors: bool,
     weighted: bool,
     settings: Settings,
+    docs: int | None = None,
 ) -> tuple[dict[Any, ranking.Candidate], list[Any], list[Any]]:
-    """Message candidates and the two rankings; with `weighted`, their `fused` parts are set."""
+    """Message candidates and the two rankings; with `weighted`, their `fused` parts are set.
+    `docs`: the messages the user's kept document frequencies were counted over, if they are kept
+    (the keyword weights read them instead of counting over a sample of the user's messages)."""
+    kept = docs is not None
     semantic_rows: list[dict[str, Any]] = []
     keyword_rows: list[dict[str, Any]] = []
     chosen: dict[str, bool] = {}
@@ -178,7 +185,9 @@ async def _messages(
         )
     if req.mode is Mode.hybrid:
         params = {**scope.params, "q": as_db_vector(query_vec), "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
-        stmt = q.hybrid_query(scope, exact=exact, with_vectors=with_vectors, weighted=weighted)
+        if kept:
+            params["docs"] = docs
+        stmt = q.hybrid_query(scope, exact=exact, with_vectors=with_vectors, weighted=weighted, kept=kept)
         for row in await q.fetch(conn, stmt, params):
             src, bias = row.pop("src"), row.pop("bias")
             if src == "s":
@@ -198,7 +207,9 @@ async def _messages(
         semantic_rows = await q.fetch(conn, stmt, params)
     else:
         params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
-        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors), params)
+        if kept:
+            params["docs"] = docs
+        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors, kept=kept), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
         w = weights(settings)

@@ -149,14 +149,18 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
     return bind(f"WITH {_exact_ctes(scope, with_vectors)} SELECT * FROM sem", scope)
 
 
-def opening_query(scope: Scope, *, pending: bool, size: bool, own: bool = False) -> TextClause:
+def opening_query(
+    scope: Scope, *, pending: bool, size: bool, own: bool = False, terms: bool = False
+) -> TextClause:
     """A search's first statement, in one round trip: custom plans for every statement after it
     (below), with `pending` the scope's messages still waiting for their embedding
     (`pending_query`), with `size` how many messages its tenant/user part holds, counting no
     further than :cap (exact or approximate search), with `own` whether its user's bucket has its
-    HNSW index (app/search/user_indexes.py), and then the size only up to :own_cap. Each is NULL
-    when not asked. The statement itself may get a generic plan; both counts read one b-tree
-    whatever the parameters (the partial index of rows not yet embedded, the tenant/user index)."""
+    HNSW index (app/search/user_indexes.py), and then the size only up to :own_cap, with `terms`
+    how many messages the worker counted the user's kept document frequencies over (`docs`;
+    app/search/user_terms.py), NULL if it keeps none. Each is NULL when not asked. The statement
+    itself may get a generic plan; its counts read one b-tree whatever the parameters (the partial
+    index of rows not yet embedded, the tenant/user index, the kept counts' key)."""
     mine = user_indexes.OWN_INDEX if own else "CAST(NULL AS boolean)"
     # A user with indexes of their own is counted only as far as :own_cap (whether they are still
     # large enough to use them): counting a 48k-message user to :cap took ~15 ms. The catalog is
@@ -173,9 +177,14 @@ def opening_query(scope: Scope, *, pending: bool, size: bool, own: bool = False)
     # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
     # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
     # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
+    docs = (
+        "(SELECT docs FROM user_term_counts WHERE tenant_id = :t AND user_id = :u)"
+        if terms
+        else "CAST(NULL AS bigint)"
+    )
     return text(
         f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
-        f"{counts[0]} AS pending, {counts[1]} AS size, o.own FROM (SELECT {mine} AS own) o"
+        f"{counts[0]} AS pending, {counts[1]} AS size, o.own, {docs} AS docs FROM (SELECT {mine} AS own) o"
     )
 
 
@@ -220,19 +229,17 @@ def ann_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 # write the year, the query's period is served by `created_at` (app/search/when.py), and as the
 # rarest lexeme it only took the largest share of the weights from the words that match (LoCoMo
 # R@1 +0.5 tune, +1.2 held-out; docs/benchmarks.md, search round 5).
-WEIGHTS_CTES = """
-sample AS MATERIALIZED (
-  SELECT content_tsv FROM messages WHERE {owner} LIMIT :cap
-), terms AS MATERIALIZED (
+_WEIGHTS = """
+{{sample}}terms AS MATERIALIZED (
   SELECT lexeme, CAST(CAST(array_to_tsvector(ARRAY[lexeme]) AS text) AS tsquery) AS tq
   FROM unnest(tsvector_to_array(to_tsvector('english', :qt))) AS lexeme
 ), scope_size AS (
-  SELECT count(*) AS total, count(*) < :cap AS whole FROM sample
+  {{size}}
 ), weighted AS MATERIALIZED (
   SELECT t.tq, d.df, ln(1 + (s.total - d.df + 0.5) / (d.df + 0.5)) AS idf,
     (s.whole OR d.df * 20 <= s.total) AS draws
   FROM terms t CROSS JOIN scope_size s
-  CROSS JOIN LATERAL (SELECT count(*) AS df FROM sample WHERE content_tsv @@ t.tq) d
+  CROSS JOIN LATERAL ({{df}}) d
   WHERE d.df > 0 OR t.lexeme !~ '^(19|20)[0-9]{{2}}$'
 ), drawing AS (
   SELECT tq FROM weighted WHERE draws
@@ -243,6 +250,25 @@ sample AS MATERIALIZED (
   SELECT (SELECT CAST(string_agg(CAST(tq AS text), ' | ') AS tsquery) FROM drawing) AS query,
          (SELECT sum(idf) FROM weighted) AS idf
 )"""
+WEIGHTS_CTES = (
+    _WEIGHTS.replace(
+        "{{sample}}",
+        "sample AS MATERIALIZED (\n  SELECT content_tsv FROM messages WHERE {owner} LIMIT :cap\n), ",
+    )
+    .replace("{{size}}", "SELECT count(*) AS total, count(*) < :cap AS whole FROM sample")
+    .replace("{{df}}", "SELECT count(*) AS df FROM sample WHERE content_tsv @@ t.tq")
+)
+# The same weights for a user whose document frequencies the worker keeps (app/search/user_terms.py):
+# :docs messages counted, each query lexeme's frequency looked up; a lexeme not counted then is in none.
+KEPT_WEIGHTS_CTES = (
+    _WEIGHTS.replace("{{sample}}", "")
+    .replace("{{size}}", "SELECT CAST(:docs AS bigint) AS total, CAST(:docs AS bigint) < :cap AS whole")
+    .replace(
+        "{{df}}",
+        "SELECT coalesce(max(k.df), 0) AS df FROM user_terms k "
+        "WHERE k.tenant_id = :t AND k.user_id = :u AND k.lexeme = t.lexeme",
+    )
+)
 WEIGHTS_SQL = "\nWITH " + WEIGHTS_CTES
 
 # The same weights score summaries too (app/search/summaries.py), so a word counts alike in both kinds.
@@ -253,37 +279,41 @@ KEYWORD_HITS = """hits AS MATERIALIZED (
   WHERE {where} AND content_tsv @@ q.query
   ORDER BY keyword DESC, seq, session_id LIMIT :n
 )"""
-KEYWORD_SQL = (
-    WEIGHTS_SQL
-    + ", "
-    + KEYWORD_HITS
-    + """
+_KEYWORD_TAIL = """
 SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
 """
-)
+KEYWORD_SQL = WEIGHTS_SQL + ", " + KEYWORD_HITS + _KEYWORD_TAIL
+KEPT_KEYWORD_SQL = "\nWITH " + KEPT_WEIGHTS_CTES + ", " + KEYWORD_HITS + _KEYWORD_TAIL
 
 
-def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool = False) -> TextClause:
-    """Keyword hits with their relevance; `with_semantic` adds each hit's cosine to :q (hybrid)."""
+def keyword_query(
+    scope: Scope, with_vectors: bool, with_semantic: bool = False, *, kept: bool = False
+) -> TextClause:
+    """Keyword hits with their relevance; `with_semantic` adds each hit's cosine to :q (hybrid);
+    `kept`: the weights from the user's kept document frequencies (:docs), not a sample."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = KEYWORD_SQL.format(cols=RANK_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
+    template = KEPT_KEYWORD_SQL if kept else KEYWORD_SQL
+    sql = template.format(cols=RANK_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
     return bind(sql, scope)
 
 
-def hybrid_query(scope: Scope, *, exact: bool, with_vectors: bool, weighted: bool) -> TextClause:
+def hybrid_query(
+    scope: Scope, *, exact: bool, with_vectors: bool, weighted: bool, kept: bool = False
+) -> TextClause:
     """Hybrid's two candidate lists in one round trip: the semantic top :n (`src` 's', as
     `exact_semantic_query` or `ann_semantic_query`), the keyword top :n (`src` 'k', as
     `keyword_query`) and, `weighted`, the role-bias choice of the sessions they are in (`src` 'b':
     `session_id` and `bias`: its metadata's `role_bias`, only where that is a boolean; the neighbours
-    ranking reads later are in these sessions too). Each list in its own order (a CTE scan keeps it)."""
+    ranking reads later are in these sessions too). Each list in its own order (a CTE scan keeps it).
+    `kept`: the keyword weights from the user's kept document frequencies (:docs), as `keyword_query`."""
     vec = ", embedding AS vec" if with_vectors else ""
     keep = ", vec" if with_vectors else ""
     near = _exact_ctes(scope, with_vectors) if exact else _ann_ctes(scope, with_vectors)
     cosine = "1 - (embedding <=> CAST(:q AS vector))" if weighted else "CAST(NULL AS double precision)"
     words = (
-        WEIGHTS_CTES.format(owner=scope.owner_where)
+        (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=scope.owner_where)
         + ", "
         + KEYWORD_HITS.format(cols=RANK_COLS, where=scope.where)
         + f""", kw AS MATERIALIZED (

@@ -33,6 +33,9 @@ import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.crypto import fields
+from app.search import user_terms
+
 _log = structlog.get_logger("engram.search")
 
 
@@ -74,23 +77,22 @@ def create_sql(bucket: int, kind: str) -> str:
     )
 
 
-# Buckets of users of at least :least messages, largest user first. `sessions.last_seq` sums what
+# Users of at least :least messages with their bucket, largest first. `sessions.last_seq` sums what
 # was ever appended (a cheap upper bound, from a small table) and picks the users to count; their
 # rows still there are counted up to :cap (past it, the sum stands for their size).
 LARGE_USERS = text(
     f"""
-SELECT b.bucket, max(b.n) AS n FROM (
-  SELECT {bucket_of("u.tenant_id", "u.user_id")} AS bucket,
-    CASE WHEN c.n >= :cap THEN u.appended ELSE c.n END AS n
-  FROM (SELECT tenant_id, user_id, sum(last_seq) AS appended FROM sessions
-        GROUP BY tenant_id, user_id HAVING sum(last_seq) >= :least) u
-  CROSS JOIN LATERAL (
-    SELECT count(*) AS n FROM (
-      SELECT 1 FROM messages m WHERE m.tenant_id = u.tenant_id AND m.user_id = u.user_id LIMIT :cap
-    ) x
-  ) c
-  WHERE c.n >= :least
-) b GROUP BY b.bucket ORDER BY max(b.n) DESC, b.bucket LIMIT :most
+SELECT u.tenant_id, u.user_id, {bucket_of("u.tenant_id", "u.user_id")} AS bucket, u.appended,
+  CASE WHEN c.n >= :cap THEN u.appended ELSE c.n END AS n
+FROM (SELECT tenant_id, user_id, sum(last_seq) AS appended FROM sessions
+      GROUP BY tenant_id, user_id HAVING sum(last_seq) >= :least) u
+CROSS JOIN LATERAL (
+  SELECT count(*) AS n FROM (
+    SELECT 1 FROM messages m WHERE m.tenant_id = u.tenant_id AND m.user_id = u.user_id LIMIT :cap
+  ) x
+) c
+WHERE c.n >= :least
+ORDER BY n DESC, bucket, u.tenant_id, u.user_id
 """
 )
 EXISTING = text(
@@ -106,6 +108,7 @@ class Plan:
 
     drop: list[str] = field(default_factory=list)
     build: list[tuple[int, str]] = field(default_factory=list)
+    keep: list[int] = field(default_factory=list)  # the buckets with indexes once it is done
 
 
 def plan(large: list[tuple[int, int]], existing: dict[str, bool], *, min_rows: int, most: int) -> Plan:
@@ -114,7 +117,7 @@ def plan(large: list[tuple[int, int]], existing: dict[str, bool], *, min_rows: i
     falls under half of it (no build and drop back and forth around the limit)."""
     have = {int(m.group(1)) for name in existing if (m := NAME.match(name))}
     chosen = [b for b, n in large if n > min_rows or b in have][:most]
-    p = Plan()
+    p = Plan(keep=chosen)
     for name, valid in sorted(existing.items()):
         m = NAME.match(name)
         if m is None:
@@ -135,6 +138,7 @@ class Result:
     built: int = 0
     failed: int = 0  # builds that raised: tried again at the next sweep, not at once
     skipped: bool = False  # another worker holds the lock
+    terms: user_terms.Result = field(default_factory=user_terms.Result)
 
 
 async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
@@ -148,14 +152,12 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
             return result
         try:
             least = max(min_rows // 2, 1)
-            large = [
-                (int(r.bucket), int(r.n))
-                for r in await conn.execute(
-                    LARGE_USERS, {"least": least, "cap": min_rows + 1, "most": most * 4}
-                )
-            ]
+            users = (await conn.execute(LARGE_USERS, {"least": least, "cap": min_rows + 1})).all()
+            large: dict[int, int] = {}  # bucket: its largest user's messages, largest first
+            for r in users:
+                large.setdefault(int(r.bucket), int(r.n))
             existing = {r.name: bool(r.valid) for r in await conn.execute(EXISTING)}
-            todo = plan(large, existing, min_rows=min_rows, most=most)
+            todo = plan(list(large.items()), existing, min_rows=min_rows, most=most)
             for name in todo.drop:
                 await conn.execute(text(f"DROP INDEX CONCURRENTLY IF EXISTS {name}"))
                 result.dropped += 1
@@ -175,6 +177,18 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
                     continue
                 result.built += 1
                 _log.info("user index built", index=index_name(bucket, kind))
+            # Their searches' keyword weights: no lexeme kept where the keyword index keeps no word.
+            sealed_words_dropped = fields.keyring() is not None and not fields.keeps_keywords()
+            result.terms = await user_terms.refresh(
+                engine,
+                conn,
+                [
+                    (r.tenant_id, r.user_id, int(r.appended))
+                    for r in users
+                    if int(r.n) > min_rows and int(r.bucket) in todo.keep
+                ],
+                keep=not sealed_words_dropped,
+            )
         finally:
             # The connection goes back to the pool: none of the build's settings, nor the lock.
             for setting in BUILD_SETTINGS:

@@ -13,6 +13,8 @@ import pytest
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.crypto import fields
+from app.crypto.envelope import Keyring, new_key
 from app.db.embedded import EmbeddedPostgres
 from app.search import service
 from app.search import sql as q
@@ -276,3 +278,106 @@ async def test_a_second_worker_skips_while_one_maintains(engine: AsyncEngine) ->
             await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
     assert result.skipped and result.built == 0
     assert await bucket_indexes(engine) == {}
+
+
+async def kept_counts(engine: AsyncEngine) -> dict[tuple[str, str], tuple[int, dict[str, int]]]:
+    """(tenant, user): (messages counted, {lexeme: document frequency}) for every user with counts."""
+    async with engine.connect() as conn:
+        docs = {
+            (r[0], r[1]): int(r[2])
+            for r in await conn.execute(text("SELECT tenant_id, user_id, docs FROM user_term_counts"))
+        }
+        terms: dict[tuple[str, str], dict[str, int]] = {k: {} for k in docs}
+        for t, u, lexeme, df in await conn.execute(
+            text("SELECT tenant_id, user_id, lexeme, df FROM user_terms")
+        ):
+            terms.setdefault((t, u), {})[lexeme] = int(df)
+    return {k: (docs.get(k, -1), v) for k, v in terms.items()}
+
+
+async def test_large_users_keyword_frequencies_are_kept_used_and_go_with_them(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """app/search/user_terms.py: the sweep counts the large users' document frequencies; their
+    searches read them (same ranking as counting them over a scope this small); another tenant's
+    user of the same id reads none; a purge takes them."""
+    ada, other = "ada-lovelace@example.com", "tenant-y"
+    before, sent = await searched(engine, monkeypatch, ada, search_user_index_min_rows=MIN_ROWS)
+    assert "sample AS MATERIALIZED" in sent[0][0].text and "user_terms" not in sent[0][0].text
+    result = await maintain(engine, min_rows=MIN_ROWS, most=4)
+    assert result.terms.refreshed == 2
+    kept = await kept_counts(engine)
+    assert set(kept) == {(TENANT, ada), (TENANT, "bob")}  # not cy (20 messages)
+    docs, terms = kept[(TENANT, ada)]
+    assert docs == SIZES[ada] and terms["potteri"] == SIZES[ada] // len(TOPICS)
+    async with engine.connect() as conn:  # the same count as the sample's `content_tsv @@ lexeme`
+        n = await conn.scalar(
+            text(
+                "SELECT count(*) FROM messages WHERE tenant_id = :t AND user_id = :u "
+                "AND content_tsv @@ CAST('note' AS tsquery)"
+            ),
+            {"t": TENANT, "u": ada},
+        )
+    assert terms["note"] == n == SIZES[ada]
+    after, sent = await searched(engine, monkeypatch, ada, search_user_index_min_rows=MIN_ROWS)
+    (stmt, params), *_ = sent
+    assert "user_terms" in stmt.text and "sample AS MATERIALIZED" not in stmt.text
+    assert params["docs"] == SIZES[ada]
+    assert after == before  # the whole scope counted either way: the same weights, the same ranking
+    # a second sweep with nothing appended counts nobody again
+    assert (await maintain(engine, min_rows=MIN_ROWS, most=4)).terms.refreshed == 0
+
+    # another tenant's user of the same id has no counts and reads none
+    async with engine.begin() as conn:
+        await conn.execute(text("DELETE FROM tenants WHERE tenant_id = :t"), {"t": other})
+        await conn.execute(text("INSERT INTO tenants (tenant_id) VALUES (:t)"), {"t": other})
+        await conn.execute(
+            text("INSERT INTO users (tenant_id, user_id) VALUES (:t, :u)"), {"t": other, "u": ada}
+        )
+    from app.ai.local_embedder import LocalEmbedder
+
+    sent.clear()
+    real = q.fetch
+
+    async def spy(conn: Any, stmt: TextClause, params: dict[str, Any]) -> list[dict[str, Any]]:
+        sent.append((stmt, params))
+        return await real(conn, stmt, params)
+
+    monkeypatch.setattr(q, "fetch", spy)
+    s = make_settings("postgresql://unused", search_user_index_min_rows=MIN_ROWS)
+    req = SearchRequest.model_validate({"query": "pottery", "user_id": ada, "limit": 10})
+    async with engine.begin() as conn:
+        await service.search(conn, tenant_id=other, req=req, embedder=LocalEmbedder(s), settings=s)
+    monkeypatch.undo()
+    assert "user_terms" not in sent[0][0].text
+
+    # a purge of the user takes their counts (cascade); a tenant's deletion, everyone's
+    async with engine.begin() as conn:
+        await conn.execute(
+            text("DELETE FROM users WHERE tenant_id = :t AND user_id = :u"), {"t": TENANT, "u": ada}
+        )
+    assert set(await kept_counts(engine)) == {(TENANT, "bob")}
+    async with engine.begin() as conn:
+        await conn.execute(text("DELETE FROM tenants WHERE tenant_id = :t"), {"t": TENANT})
+        await conn.execute(text("DELETE FROM tenants WHERE tenant_id = :t"), {"t": other})
+        assert await conn.scalar(text("SELECT count(*) FROM user_terms")) == 0
+
+
+async def test_no_frequencies_kept_where_sealed_words_are_not_indexed(engine: AsyncEngine) -> None:
+    """With encryption on and ENGRAM_ENCRYPTION_KEYWORD_INDEX=drop the keyword index keeps no word
+    of a sealed text: no lexeme is kept beside it either (and those kept before go)."""
+    await maintain(engine, min_rows=MIN_ROWS, most=4)
+    assert await kept_counts(engine)
+    token = fields.use(Keyring(f"k1:{new_key()}"))
+    try:
+        result = await maintain(engine, min_rows=MIN_ROWS, most=4)
+    finally:
+        fields.done(token)
+    assert result.terms.forgotten == 2 and await kept_counts(engine) == {}
+    token = fields.use(Keyring(f"k1:{new_key()}", keep_keywords=True))
+    try:  # `keep`: the words are in the keyword index anyway
+        assert (await maintain(engine, min_rows=MIN_ROWS, most=4)).terms.refreshed == 2
+    finally:
+        fields.done(token)
+    # with the users' own indexes off, none either
+    assert (await maintain(engine, min_rows=MIN_ROWS, most=0)).terms.forgotten == 2

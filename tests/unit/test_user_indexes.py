@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.search.user_indexes import create_sql, index_name, plan
+from app.search.user_terms import due
 
 
 def both(bucket: int) -> dict[str, bool]:
@@ -46,3 +47,10 @@ def test_the_ddl_names_no_user_and_takes_only_a_number() -> None:
     assert "ix_messages_bucket_0017_hnsw" in sql
     assert sql.endswith("WHERE (hashtext(tenant_id || '/' || user_id) & 1023) = 17")
     assert "USING gin (content_tsv)" in create_sql(17, "tsv")
+
+
+def test_a_users_term_counts_are_taken_again_past_a_tenth_more_or_a_day() -> None:
+    assert due(1000, None, old=False)  # never counted
+    assert not due(1100, 1000, old=False)
+    assert due(1101, 1000, old=False)
+    assert due(1000, 1000, old=True)
