@@ -34,7 +34,9 @@ and 16, closed loop, for each user tier. Measured separately:
 
 Before the queries, the worker's sweep of the largest users' own indexes runs as this process's
 settings say (app/search/user_indexes.py; ENGRAM_SEARCH_USER_INDEX_MIN_ROWS and
-ENGRAM_SEARCH_USER_INDEXES, whose 0 drops them), timed; the servers it starts get the same settings.
+ENGRAM_SEARCH_USER_INDEXES, whose 0 drops them), timed, with the keyword document frequencies it
+keeps for those users (app/search/user_terms.py); the servers it starts get the same settings.
+The service profile also gives each CTE's time under EXPLAIN ANALYZE (`explain_cte_ms`).
 """
 
 from __future__ import annotations

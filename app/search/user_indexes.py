@@ -22,6 +22,7 @@ drops if nobody large is left in its bucket.
 At most ENGRAM_SEARCH_USER_INDEXES buckets get indexes, the largest users' first: every partial
 index is one more predicate PostgreSQL tests on each insert into messages and on each plan over it.
 The worker builds them CONCURRENTLY (no write waits), one core at a time, in a lane of its own.
+The same sweep keeps those users' keyword document frequencies (app/search/user_terms.py).
 """
 
 from __future__ import annotations
