@@ -158,10 +158,11 @@ def opening_query(
     further than :cap (exact or approximate search), with `own` whether its user's bucket has its
     HNSW index (app/search/user_indexes.py), and then the size only up to :own_cap, with `terms`
     how many messages the worker counted the user's kept document frequencies over (`docs`;
-    app/search/user_terms.py), NULL if it keeps none. Each is NULL when not asked. The statement
+    app/search/user_terms.py), NULL if it keeps none or the bucket has no index (`own` is then
+    filled in too). Each is NULL when not asked. The statement
     itself may get a generic plan; its counts read one b-tree whatever the parameters (the partial
     index of rows not yet embedded, the tenant/user index, the kept counts' key)."""
-    mine = user_indexes.OWN_INDEX if own else "CAST(NULL AS boolean)"
+    mine = user_indexes.OWN_INDEX if own or terms else "CAST(NULL AS boolean)"
     # A user with indexes of their own is counted only as far as :own_cap (whether they are still
     # large enough to use them): counting a 48k-message user to :cap took ~15 ms. The catalog is
     # looked up once, in `o`, for both the cap and the `own` column.
@@ -174,14 +175,15 @@ def opening_query(
         if size
         else "CAST(NULL AS bigint)",
     ]
-    # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
-    # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
-    # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
+    # Counts are kept only for users whose bucket has its indexes: nobody else's are looked up.
     docs = (
-        "(SELECT docs FROM user_term_counts WHERE tenant_id = :t AND user_id = :u)"
+        "CASE WHEN o.own THEN (SELECT docs FROM user_term_counts WHERE tenant_id = :t AND user_id = :u) END"
         if terms
         else "CAST(NULL AS bigint)"
     )
+    # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
+    # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
+    # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
     return text(
         f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
         f"{counts[0]} AS pending, {counts[1]} AS size, o.own, {docs} AS docs FROM (SELECT {mine} AS own) o"
