@@ -18,7 +18,8 @@ session per request, -c64 -t2; a warm-up (which also fills the cache) then the m
 Per run: requests/s, latency p50/p90/p99 (wrk's own histogram), non-2xx and socket errors (must
 be 0), CPU per process group (api, postgres, redis, wrk; `other` = the rest of the machine) and
 the cache hit ratio from the API's /metrics (`engram_cache_lookups_total`, summed over the API
-processes). Tables show medians over the runs (each figure its own median), with the spread.
+processes; a kept answer, `result="answer"`, is a hit). Tables show medians over the runs (each
+figure its own median), with the spread.
 
     .venv/bin/python -m bench.memory                                  # 50 x 1000, 20 s, 3 rounds
     .venv/bin/python -m bench.memory --sessions 10 --seconds 5 --repeat 1     # a quick check
@@ -512,7 +513,8 @@ async def measure(
     total = sum(lookups.values())
     cache: dict[str, Any] = {
         "lookups": lookups,
-        "hit_ratio": round(lookups.get("hit", 0) / total, 4) if total else None,
+        # `answer`: a kept answer (app/cache/answers.py), a hit without the window read.
+        "hit_ratio": round((lookups.get("hit", 0) + lookups.get("answer", 0)) / total, 4) if total else None,
         "all_processes_seen": complete0 and complete1,
     }
     requests = int(res["requests"])
