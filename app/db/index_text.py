@@ -64,13 +64,22 @@ def message_text(*, name: str | None, content: str) -> str:
 # sentence vectors: it joins the next one (or the last, at the end), so a greeting cannot match a
 # query by itself.
 SENTENCE_MIN_WORDS = 3
+# Which pieces earn a vector of their own (each is a model run as long as itself: for chatty text
+# the sentences doubled the worker's model work). A piece under SENTENCE_KEEP_WORDS words ("Thanks
+# so much!", "How are you?", "That's so cool!") says little the whole message's vector does not;
+# of the rest, the SENTENCES_PER_MESSAGE longest, which hold a turn's facts (the shortest instead
+# lost 3 points of LoCoMo tune R@1). Chosen on the tune splits: docs/benchmarks.md, "Made
+# searchable, session 15".
+SENTENCE_KEEP_WORDS = 5
+SENTENCES_PER_MESSAGE = 2
 
 
 def message_sentences(*, name: str | None, content: str) -> list[str]:
-    """What the worker embeds for each sentence of a message of several sentences (`"<name>:
-    <sentence>"`, as message_text), none for a message of one: a long turn is then found by its one
-    relevant sentence, which mean pooling over the whole turn dilutes (search reads the best of
-    them for its best candidates: app/search/sentences.py)."""
+    """What the worker embeds for the sentences of a message of several (`"<name>: <sentence>"`, as
+    message_text): its longest few, none for a message of one, nor for one with fewer than two
+    sentences of SENTENCE_KEEP_WORDS words. A long turn is then found by its one relevant sentence,
+    which mean pooling over the whole turn dilutes (search reads the best of them for its best
+    candidates: app/search/sentences.py)."""
     pieces: list[str] = []
     carry = ""
     for part in split_sentences(content):
@@ -84,4 +93,9 @@ def message_sentences(*, name: str | None, content: str) -> list[str]:
         pieces[-1] = f"{pieces[-1]} {carry}"
     if len(pieces) < 2:
         return []
-    return [message_text(name=name, content=p) for p in pieces]
+    words = [len(p.split()) for p in pieces]
+    kept = [i for i, n in enumerate(words) if n >= SENTENCE_KEEP_WORDS]
+    if len(kept) < 2:
+        return []
+    longest = sorted(sorted(kept, key=lambda i: -words[i])[:SENTENCES_PER_MESSAGE])  # in turn order
+    return [message_text(name=name, content=pieces[i]) for i in longest]

@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings
-from app.db.index_text import message_sentences, message_text
+from app.db.index_text import SENTENCE_KEEP_WORDS, SENTENCES_PER_MESSAGE, message_sentences, message_text
 from app.db.vectors import pack_vectors, unpack_vectors
 from app.search import ranking, sentences, when
 from app.search.service import weights
@@ -52,15 +52,38 @@ def test_the_index_text_carries_the_speaker_and_the_content_unchanged() -> None:
     assert message_text(name="  ", content="x") == "x"
 
 
-def test_a_turn_of_several_sentences_is_also_indexed_sentence_by_sentence() -> None:
+def test_a_turn_of_several_sentences_is_also_indexed_by_its_longest_sentences() -> None:
     long = "Hey Sam! Nice to see you. Last weekend I started a night class. It was great!"
     assert message_sentences(name="Priya", content=long) == [
         "Priya: Hey Sam! Nice to see you.",  # a greeting of two words is no sentence of its own
         "Priya: Last weekend I started a night class.",
-        "Priya: It was great!",
-    ]
+    ]  # "It was great!": under SENTENCE_KEEP_WORDS words, nothing the whole turn's vector lacks
     assert message_sentences(name=None, content="Just one sentence here.") == []
     assert message_sentences(name="Ada", content="Wow. Thanks a lot!") == []  # one piece after joining
+
+
+def test_of_many_sentences_only_the_longest_few_get_a_vector_in_turn_order() -> None:
+    turn = (
+        "I moved to Porto in May. The flat is small but it has a view of the river. Work is fine. "
+        "My sister Ana visits us every other weekend with her kids."
+    )
+    assert SENTENCES_PER_MESSAGE == 2
+    assert message_sentences(name="Ada", content=turn) == [
+        "Ada: The flat is small but it has a view of the river.",
+        "Ada: My sister Ana visits us every other weekend with her kids.",
+    ]
+
+
+def test_social_filler_beside_one_real_sentence_earns_no_sentence_vectors() -> None:
+    # Three pieces, but only one of SENTENCE_KEEP_WORDS words: its vector would be the turn's own.
+    assert SENTENCE_KEEP_WORDS == 5
+    assert (
+        message_sentences(
+            name="Sam", content="Wow! Thanks so much! How are you? I adopted a puppy last week."
+        )
+        == []
+    )
+    assert message_sentences(name="Sam", content="Thanks so much! How are you doing today?") == []
 
 
 def test_sentence_vectors_round_trip_and_only_ever_lift_a_cosine() -> None:
@@ -217,13 +240,17 @@ async def test_an_answer_ranks_above_the_question_that_asked_it(api: httpx.Async
 
 
 # A long turn whose one relevant sentence its whole vector dilutes: by the whole message's cosine it
-# ranks below two of the short ones (0.34 against 0.41 and 0.40), by its best sentence above all.
+# ranks below two of the short ones (0.37 against 0.40 and 0.38), by its best sentence (0.55) above
+# all.
 LONG_TURN = (
     "Good morning! The trains were late again and the weather has been awful all week. Work was busy "
     "and my boss keeps adding meetings to my calendar. My brother is visiting next month and we still "
-    "need to plan the trip to the coast. Oh, and I started learning the cello. We also painted the "
-    "kitchen a bright yellow over the weekend."
+    "need to plan the trip to the coast. Oh, and after years of wanting to, I have finally started "
+    "learning the cello with a teacher from the conservatory. We also painted the kitchen a bright "
+    "yellow over the weekend."
 )
+# Beside a real sentence, social filler only: the whole turn's vector stands for it.
+FILLER_TURN = "Wow! Thanks so much! How are you? I adopted a puppy last week."
 SHORT_TURNS = [
     "I love listening to classical music in the evening.",
     "My friend plays the violin in an orchestra.",
@@ -235,7 +262,7 @@ SHORT_TURNS = [
 async def test_a_long_turn_is_found_by_its_one_relevant_sentence(
     api: httpx.AsyncClient, db: AsyncEngine
 ) -> None:
-    for i, content in enumerate([LONG_TURN, *SHORT_TURNS]):  # one session each: no neighbours
+    for i, content in enumerate([LONG_TURN, *SHORT_TURNS, FILLER_TURN]):  # one session each: no neighbours
         await _session(api, "sam", f"s-{i}", [{"role": "user", "name": "Sam", "content": content}])
     hits = await _search(api, query="which instrument have I begun studying?", user_id="sam", limit=5)
     assert hits[0]["content"] == LONG_TURN, [h["content"] for h in hits]
@@ -247,13 +274,14 @@ async def test_a_long_turn_is_found_by_its_one_relevant_sentence(
                         "SELECT content, sentence_vecs FROM messages "
                         "WHERE user_id = 'sam' AND content = ANY(:c)"
                     ),
-                    {"c": [LONG_TURN, *SHORT_TURNS]},
+                    {"c": [LONG_TURN, *SHORT_TURNS, FILLER_TURN]},
                 )
             ).all()
         )
-    # The content is stored as sent; five sentences of the long turn have vectors, the short none.
-    assert unpack_vectors(stored[LONG_TURN], 384).shape == (5, 384)
-    assert all(stored[t] is None for t in SHORT_TURNS)
+    # The content is stored as sent; the long turn's two longest sentences have vectors (the cello's
+    # and the brother's), the short turns and the filler none.
+    assert unpack_vectors(stored[LONG_TURN], 384).shape == (SENTENCES_PER_MESSAGE, 384)
+    assert all(stored[t] is None for t in [*SHORT_TURNS, FILLER_TURN])
 
 
 ADA_ANSWER = "We found a flat in Porto, right by the river."
