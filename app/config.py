@@ -172,9 +172,10 @@ class Settings(BaseSettings):
     worker_batch_size: int = Field(128, ge=1, le=4096, description="Items claimed per model call.")
     index_sentences: bool = Field(
         True,
-        description="The worker also embeds each sentence of a message of several (about twice the "
-        "model work for chatty text), for ENGRAM_SEARCH_SENTENCE_WEIGHT. Off: messages embedded from "
-        "then on have none and rank by their whole vector.",
+        description="The worker also embeds the two longest sentences (of five words or more) of a "
+        "message of several, for ENGRAM_SEARCH_SENTENCE_WEIGHT: about 1.7x the model work of the "
+        "messages alone for chatty text. Off: messages embedded from then on have none and rank by "
+        "their whole vector.",
     )
     worker_poll_seconds: float = Field(
         0.25, gt=0, le=60, description="Idle poll interval (a Redis wake-up comes sooner)."
