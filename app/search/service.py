@@ -79,6 +79,9 @@ async def search(
     )
     if not exact and mine:
         scope.filters.append(user_indexes.BUCKET_FILTER)  # its bucket's indexes apply
+    # A small scope's keyword hits come from its own rows, never the table's full-text index
+    # (q.SCAN_MAX_ROWS). Keyword mode does not count the scope: only a session is known small.
+    scan = scope.narrow or (exact and opening.size is not None and opening.size <= q.SCAN_MAX_ROWS)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
@@ -96,6 +99,7 @@ async def search(
             query_vec,
             n,
             exact=exact,
+            scan=scan,
             with_vectors=with_vectors,
             weighted=weighted,
             settings=settings,
@@ -167,6 +171,7 @@ async def _messages(
     n: int,
     *,
     exact: bool,
+    scan: bool,
     with_vectors: bool,
     weighted: bool,
     settings: Settings,
@@ -187,7 +192,9 @@ async def _messages(
         params = {**scope.params, "q": as_db_vector(query_vec), "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
         if kept:
             params["docs"] = docs
-        stmt = q.hybrid_query(scope, exact=exact, with_vectors=with_vectors, weighted=weighted, kept=kept)
+        stmt = q.hybrid_query(
+            scope, exact=exact, with_vectors=with_vectors, weighted=weighted, kept=kept, scan=scan
+        )
         for row in await q.fetch(conn, stmt, params):
             src, bias = row.pop("src"), row.pop("bias")
             if src == "s":
@@ -209,7 +216,7 @@ async def _messages(
         params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
         if kept:
             params["docs"] = docs
-        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors, kept=kept), params)
+        keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors, kept=kept, scan=scan), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
         w = weights(settings)

@@ -278,9 +278,24 @@ KEYWORD_HITS = """hits AS MATERIALIZED (
   SELECT {cols}, embedding,
     (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
   FROM messages, q
-  WHERE {where} AND content_tsv @@ q.query
+  WHERE {where} AND {match}
   ORDER BY keyword DESC, seq, session_id LIMIT :n
 )"""
+# Scopes of at most this many messages find their keyword hits by reading the scope's rows and
+# testing each, never through the table's full-text index. The query's tsquery comes from a CTE,
+# so the planner cannot tell how many rows it matches, and at 1M messages it flipped between runs
+# of the same search to the GIN index ANDed with the user's b-tree: a 30-message user's statement
+# 0.3 -> 13 ms, a 5,000-message user's 4 -> 30 ms (bench/search_scale.py, session 15). Reading the
+# rows costs ~0.85 us a row (ts_match_vq over a 48k-message user: ~40 ms; through the GIN index
+# 12 ms for a rare word, 50 ms for common ones), so past ~10k rows the index may win.
+SCAN_MAX_ROWS = 10_000
+
+
+def _match(scan: bool) -> str:
+    # `ts_match_vq` is the function behind `@@`: the same test, which no index can serve.
+    return "ts_match_vq(content_tsv, q.query)" if scan else "content_tsv @@ q.query"
+
+
 _KEYWORD_TAIL = """
 SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
 """
@@ -289,27 +304,31 @@ KEPT_KEYWORD_SQL = "\nWITH " + KEPT_WEIGHTS_CTES + ", " + KEYWORD_HITS + _KEYWOR
 
 
 def keyword_query(
-    scope: Scope, with_vectors: bool, with_semantic: bool = False, *, kept: bool = False
+    scope: Scope, with_vectors: bool, with_semantic: bool = False, *, kept: bool = False, scan: bool = False
 ) -> TextClause:
     """Keyword hits with their relevance; `with_semantic` adds each hit's cosine to :q (hybrid);
-    `kept`: the weights from the user's kept document frequencies (:docs), not a sample."""
+    `kept`: the weights from the user's kept document frequencies (:docs), not a sample; `scan`:
+    the scope is small (at most SCAN_MAX_ROWS), its rows are tested one by one."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
     template = KEPT_KEYWORD_SQL if kept else KEYWORD_SQL
-    sql = template.format(cols=RANK_COLS, owner=scope.owner_where, where=scope.where, extra=extra)
+    sql = template.format(
+        cols=RANK_COLS, owner=scope.owner_where, where=scope.where, extra=extra, match=_match(scan)
+    )
     return bind(sql, scope)
 
 
 def hybrid_query(
-    scope: Scope, *, exact: bool, with_vectors: bool, weighted: bool, kept: bool = False
+    scope: Scope, *, exact: bool, with_vectors: bool, weighted: bool, kept: bool = False, scan: bool = False
 ) -> TextClause:
     """Hybrid's two candidate lists in one round trip: the semantic top :n (`src` 's', as
     `exact_semantic_query` or `ann_semantic_query`), the keyword top :n (`src` 'k', as
     `keyword_query`) and, `weighted`, the role-bias choice of the sessions they are in (`src` 'b':
     `session_id` and `bias`: its metadata's `role_bias`, only where that is a boolean; the neighbours
     ranking reads later are in these sessions too). Each list in its own order (a CTE scan keeps it).
-    `kept`: the keyword weights from the user's kept document frequencies (:docs), as `keyword_query`."""
+    `kept`: the keyword weights from the user's kept document frequencies (:docs), and `scan`: the
+    small scope's rows tested one by one, as `keyword_query`."""
     vec = ", embedding AS vec" if with_vectors else ""
     keep = ", vec" if with_vectors else ""
     near = _exact_ctes(scope, with_vectors) if exact else _ann_ctes(scope, with_vectors)
@@ -317,7 +336,7 @@ def hybrid_query(
     words = (
         (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=scope.owner_where)
         + ", "
-        + KEYWORD_HITS.format(cols=RANK_COLS, where=scope.where)
+        + KEYWORD_HITS.format(cols=RANK_COLS, where=scope.where, match=_match(scan))
         + f""", kw AS MATERIALIZED (
   SELECT {RANK_COLS}, {cosine} AS semantic, keyword{vec} FROM hits ORDER BY keyword DESC, seq, session_id
 )"""
