@@ -145,7 +145,13 @@ async def own_db(pg: EmbeddedPostgres) -> str:
 
 @pytest.fixture
 async def api(own_db: str, redis_set: RedisSet) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(make_settings(own_db, auth="off", run_worker=False, redis_url=redis_set.url))
+    # No kept answers (app/cache/answers.py): they answer a read repeated at one version without
+    # any Redis call, so reads alone would never find the new primary; this test is about the
+    # window cache's own reads and writes following it.
+    settings = make_settings(
+        own_db, auth="off", run_worker=False, redis_url=redis_set.url, cache_answer_bytes=0
+    )
+    app = create_app(settings)
     async with (
         LifespanManager(app, startup_timeout=STARTUP, shutdown_timeout=STARTUP) as m,
         client_for(m.app) as c,  # type: ignore[arg-type]
