@@ -319,8 +319,9 @@ async def get_memory(
         return _walk(docs, max_tokens=max_tokens, last_n=last_n, roles=roles, count=tokenizer.count)
 
     walk: tuple[bool, list[Doc]] | None = None  # _walk of the window in hand, once done
+    keeping = answers if answers is not None and answers.enabled else None
     asked = None
-    if answers is not None and answers.enabled:
+    if keeping is not None:
         asked = Asked(
             tenant_id=tenant_id,
             session_id=session_id,
@@ -335,8 +336,8 @@ async def get_memory(
         if row is None:
             raise NotFound(f"No session {session_id}.")
         head = _head(row)
-        if asked is not None and not head.has_facts:
-            kept = answers.get(asked, head.version.key()) if answers is not None else None
+        if keeping is not None and asked is not None and not head.has_facts:
+            kept = keeping.get(asked, head.version.key())
             if kept is not None:
                 return Memory(json=kept, source="cache", fact_ids=[])
         # ~30 tokens a chat line: ask Redis for about what the budget can hold, not the window.
@@ -423,8 +424,8 @@ async def get_memory(
     json = orjson.dumps(body)
     # Kept only when the window (one snapshot at head.version) held every message shown: older
     # messages are read after the version, so an edit between the two could be in them.
-    if asked is not None and answers is not None and not head.has_facts and not older:
-        answers.put(asked, head.version.key(), json)
+    if keeping is not None and asked is not None and not head.has_facts and not older:
+        keeping.put(asked, head.version.key(), json)
     return Memory(
         json=json, source=source, fact_ids=[f["fact_id"] for f in fitted.facts], query_unranked=unranked
     )

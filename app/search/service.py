@@ -181,6 +181,8 @@ async def _messages(
     `docs`: the messages the user's kept document frequencies were counted over, if they are kept
     (the keyword weights read them instead of counting over a sample of the user's messages)."""
     kept = docs is not None
+    # The keyword weights' parameters, hybrid's and keyword's alike (:docs only with kept counts).
+    words: dict[str, Any] = {"qt": req.query, "cap": IDF_SCOPE_CAP} | ({"docs": docs} if kept else {})
     semantic_rows: list[dict[str, Any]] = []
     keyword_rows: list[dict[str, Any]] = []
     chosen: dict[str, bool] = {}
@@ -189,9 +191,7 @@ async def _messages(
             q.ANN_SETTINGS, {"ef": str(max(n, 40)), "mst": str(settings.search_max_scan_tuples)}
         )
     if req.mode is Mode.hybrid:
-        params = {**scope.params, "q": as_db_vector(query_vec), "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
-        if kept:
-            params["docs"] = docs
+        params = {**scope.params, **words, "q": as_db_vector(query_vec), "n": n}
         stmt = q.hybrid_query(
             scope, exact=exact, with_vectors=with_vectors, weighted=weighted, kept=kept, scan=scan
         )
@@ -213,9 +213,7 @@ async def _messages(
         )
         semantic_rows = await q.fetch(conn, stmt, params)
     else:
-        params = {**scope.params, "qt": req.query, "n": n, "cap": IDF_SCOPE_CAP}
-        if kept:
-            params["docs"] = docs
+        params = {**scope.params, **words, "n": n}
         keyword_rows = await q.fetch(conn, q.keyword_query(scope, with_vectors, kept=kept, scan=scan), params)
     cands, sem_ids, kw_ids = ranking.merge(semantic_rows, keyword_rows)
     if weighted:
