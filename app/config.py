@@ -173,9 +173,9 @@ class Settings(BaseSettings):
     index_sentences: bool = Field(
         True,
         description="The worker also embeds the two longest sentences (of five words or more) of a "
-        "message of several, for ENGRAM_SEARCH_SENTENCE_WEIGHT: about 1.7x the model work of the "
-        "messages alone for chatty text. Off: messages embedded from then on have none and rank by "
-        "their whole vector.",
+        "message of several, for ENGRAM_SEARCH_SENTENCE_WEIGHT, after the message is searchable and "
+        "when no message waits for its own vector: about 1.7x the model work of the messages alone "
+        "for chatty text. Off: messages embedded from then on have none and rank by their whole vector.",
     )
     worker_poll_seconds: float = Field(
         0.25, gt=0, le=60, description="Idle poll interval (a Redis wake-up comes sooner)."

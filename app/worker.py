@@ -29,6 +29,8 @@ from app.crypto.rotation import Rotation
 from app.facts.forgetting import expire_facts
 from app.facts.reconcile import Thresholds
 from app.facts.tasks import EmbedFacts, Extract
+from app.indexing.sentence_tasks import KIND as SENTENCES
+from app.indexing.sentence_tasks import EmbedSentences
 from app.indexing.tasks import LAG, EmbedMessages
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
@@ -113,9 +115,12 @@ class Worker:
         self.extractor = make_fact_extractor(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)
         batch = settings.worker_batch_size
         # In priority order: each lane iteration runs the first step that has work. Embeddings come
-        # first and are the only step of the other lanes; the rest yield to them.
+        # first and are the only step of the other lanes; the rest yield to them. Sentences' vectors
+        # come next: they refine search, the steps after them derive new memory.
         self.steps: list[Step[Any, Any]] = [
             EmbedMessages(embedder=model.urgent, batch_size=batch, sentences=settings.index_sentences),
+            # A message's sentences after every message's own vector (app/indexing/sentence_tasks.py).
+            EmbedSentences(embedder=model, batch_size=batch),
             Summarize(
                 summarizer=self.summarizer,
                 embedder=model,
@@ -326,6 +331,15 @@ class Worker:
                     )
                 )
             ).all()
+            sentences = (
+                await conn.execute(
+                    text(
+                        "SELECT count(*) AS pending, coalesce(extract(epoch FROM now() - min(due_at) "
+                        "  FILTER (WHERE due_at <= now())), 0) AS lag "
+                        "FROM message_sentences WHERE due_at IS NOT NULL"
+                    )
+                )
+            ).one()
             facts = (
                 await conn.execute(
                     text(
@@ -340,6 +354,8 @@ class Worker:
         self.metrics.worker_backlog.labels("embed").set(row.pending)
         self.metrics.worker_failed.labels("embed").set(row.failed)
         self.metrics.worker_lag.labels("embed").set(float(row.lag))
+        self.metrics.worker_backlog.labels(SENTENCES).set(sentences.pending)
+        self.metrics.worker_lag.labels(SENTENCES).set(float(sentences.lag))
         self.metrics.worker_backlog.labels("embed_facts").set(facts.pending)
         self.metrics.worker_failed.labels("embed_facts").set(facts.failed)
         self.metrics.worker_lag.labels("embed_facts").set(float(facts.lag))

@@ -62,7 +62,10 @@ async def wait_indexed(url: str, limit: float) -> float:
     t0 = time.monotonic()
     try:
         while time.monotonic() - t0 < limit:
-            left = await conn.fetchval("SELECT count(*) FROM messages WHERE embed_status = 'pending'")
+            left = await conn.fetchval(
+                "SELECT (SELECT count(*) FROM messages WHERE embed_status = 'pending') "
+                "+ (SELECT count(*) FROM message_sentences WHERE due_at IS NOT NULL)"
+            )
             if left == 0:
                 return time.monotonic() - t0
             await asyncio.sleep(1.0)

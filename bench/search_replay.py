@@ -102,8 +102,9 @@ async def _dump(args: argparse.Namespace) -> None:
             for uid in sorted({q["user_id"] for q in questions}):
                 res = await conn.execute(
                     text(
-                        f"SELECT {ROW_COLS}, CAST(embedding AS text) AS vec, sentence_vecs, "
+                        f"SELECT {ROW_COLS}, CAST(embedding AS text) AS vec, s.vecs AS sentence_vecs, "
                         "tsvector_to_array(content_tsv) AS lex FROM messages "
+                        "LEFT JOIN message_sentences s USING (message_id, tenant_id, user_id, session_id) "
                         "WHERE user_id = :u AND embedding IS NOT NULL ORDER BY session_id, seq"
                     ),
                     {"u": uid},

@@ -206,9 +206,6 @@ class Message(SQLModel, table=True):
     updated_at: datetime = _ts()
     # Dimension is fixed per install by the migration (ENGRAM_EMBEDDING_DIM).
     embedding: Any = Field(default=None, sa_column=Column(Vector(), nullable=True))
-    # One vector per sentence of a message of several (float16, app/db/vectors.pack_vectors),
-    # written by the worker with `embedding`; hybrid search reads them for its best candidates.
-    sentence_vecs: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     # Derived-work state lives in the message row itself, so an append records its pending
     # embedding in the same transaction at no extra write; the worker claims with SKIP LOCKED.
     embed_status: str = Field(
@@ -232,6 +229,43 @@ class Message(SQLModel, table=True):
     )
     # The W3C traceparent of the append (tracing on), so the embedding step joins its trace.
     trace_parent: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class MessageSentences(SQLModel, table=True):
+    """The vectors of a message's longest sentences (app/db/index_text.message_sentences), made by
+    a step after the message's own vector (app/indexing/sentence_tasks.py); hybrid search reads
+    them for its best candidates. A table of its own so that writing them is no second update of
+    the message row (which would insert into every index of `messages` again, HNSW included)."""
+
+    __tablename__ = "message_sentences"
+    __table_args__ = (
+        ForeignKeyConstraint(["message_id"], ["messages.message_id"], ondelete="CASCADE"),
+        # The step's queue (oldest first), its fair claims (tenant by tenant, user by user) and
+        # "is this session refined?": all partial, so they hold the due rows only.
+        Index("ix_message_sentences_due_at", "due_at", postgresql_where=text("due_at IS NOT NULL")),
+        Index(
+            "ix_message_sentences_tenant_id_user_id_due_at",
+            "tenant_id",
+            "user_id",
+            "due_at",
+            postgresql_where=text("due_at IS NOT NULL"),
+        ),
+        Index(
+            "ix_message_sentences_tenant_id_session_id",
+            "tenant_id",
+            "session_id",
+            postgresql_where=text("due_at IS NOT NULL"),
+        ),
+    )
+    message_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    # Denormalised from the message, for the fair claims and the scope counts without a join.
+    tenant_id: str = Field(sa_column=Column(Text, nullable=False))
+    user_id: str = Field(sa_column=Column(Text, nullable=False))
+    session_id: str = Field(sa_column=Column(Text, nullable=False))
+    # float16, one vector per sentence (app/db/vectors.pack_vectors); NULL until embedded.
+    vecs: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    due_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+    attempts: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default=text("0")))
 
 
 class IdempotencyKey(SQLModel, table=True):

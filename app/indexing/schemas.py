@@ -19,6 +19,7 @@ class IndexingStatus(BaseModel):
                     "indexed_seq": 10,
                     "pending": 2,
                     "failed": 0,
+                    "refining": 1,
                     "lag_seconds": 0.21,
                 }
             ]
@@ -32,6 +33,11 @@ class IndexingStatus(BaseModel):
     )
     pending: int = Field(description="Messages waiting for their embedding.")
     failed: int = Field(description="Messages whose embedding failed for good (see /failed).")
+    refining: int = Field(
+        0,
+        description="Messages searchable already whose longest sentences' vectors are still to come: "
+        "a refinement made after the message's own vector, when no message waits for its own.",
+    )
     lag_seconds: float = Field(
         description="How long the oldest due pending message has waited: since it was written "
         "(appended, edited, imported) or its retry came due; 0 if none."

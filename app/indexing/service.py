@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.errors import NotFound
 from app.indexing.schemas import FailedItem, IndexingStatus
+from app.indexing.sentence_tasks import REFINING
 from app.indexing.tasks import LAG
 from app.pagination import TIMESTAMP, UUID, Keyset, Page, PageRequest
 
@@ -51,7 +52,7 @@ async def status(
                 "SELECT count(*) FILTER (WHERE embed_status = 'pending') AS pending, "
                 "count(*) FILTER (WHERE embed_status = 'failed') AS failed, "
                 "min(seq) AS first_unindexed, "
-                f"{LAG} AS lag "
+                f"{LAG} AS lag, ({REFINING.format(owner=where)}) AS refining "
                 f"FROM messages WHERE {where} AND embed_status <> 'done'"
             ),
             params,
@@ -67,6 +68,7 @@ async def status(
         indexed_seq=indexed_seq,
         pending=row.pending,
         failed=row.failed,
+        refining=row.refining,
         lag_seconds=round(float(row.lag), 3),
     )
 

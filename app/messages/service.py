@@ -20,6 +20,7 @@ from app.crypto import fields
 from app.db.index_text import message_keywords, plain_tsv_sql
 from app.db.sql import Direct, driver, jsonb
 from app.errors import IdempotencyConflict, NotFound, SessionEnded
+from app.indexing import sentence_tasks
 from app.jobs.due import SummaryPolicy, due_sql, record_change
 from app.jsonutil import canonical, dumps
 from app.merge_patch import merge_patch
@@ -371,7 +372,6 @@ async def patch_message(
                     f"updated_at = now(), plain_tsv = {plain_tsv_sql('kw')}, "
                     # A new text invalidates its embedding; the worker derives it again.
                     "embedding = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE embedding END, "
-                    "sentence_vecs = CASE WHEN CAST(:changed AS boolean) THEN NULL ELSE sentence_vecs END, "
                     "embed_status = CASE WHEN CAST(:changed AS boolean) THEN 'pending' "
                     "  ELSE embed_status END, "
                     "embed_attempts = CASE WHEN CAST(:changed AS boolean) THEN 0 ELSE embed_attempts END, "
@@ -406,6 +406,8 @@ async def patch_message(
         .mappings()
         .one()
     )
+    if changed:  # its sentences' vectors too; the worker queues them again with its new vector
+        await sentence_tasks.forget(conn, [message_id])
     return MessageOut(**fields.open_row(dict(row), tenant_id))
 
 

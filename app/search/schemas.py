@@ -106,8 +106,8 @@ class SearchRequest(BaseModel):
         ge=0,
         le=10_000,
         description="Wait up to this long until everything of the kinds searched in the scope is "
-        "embedded: messages, current facts, and summaries (written summaries are embedded at once; "
-        "imported ones by the worker afterwards).",
+        "embedded: messages (their longest sentences included), current facts, and summaries "
+        "(written summaries are embedded at once; imported ones by the worker afterwards).",
     )
 
     @field_validator("kinds")
@@ -197,8 +197,14 @@ class IndexingState(BaseModel):
         description="Messages in the scope not yet embedded, plus its current facts not yet embedded "
         "when facts were searched (0 when only summaries were searched)."
     )
+    refining: int = Field(
+        0,
+        description="Messages in the scope searchable already whose longest sentences' vectors are still "
+        "to come (a long turn is then found by its whole text and its words only).",
+    )
     complete: bool = Field(
-        description="True when every message (and searched fact) in the scope is searchable by meaning."
+        description="True when every message (and searched fact) in the scope is searchable by meaning, "
+        "its sentences included (nothing pending or refining). `wait_for_indexing_ms` waits for this."
     )
 
 
@@ -254,7 +260,7 @@ class SearchResponse(BaseModel):
                             "importance": 0.8,
                         },
                     ],
-                    "indexing": {"pending": 0, "complete": True},
+                    "indexing": {"pending": 0, "refining": 0, "complete": True},
                 }
             ]
         }

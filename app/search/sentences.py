@@ -2,15 +2,16 @@
 
 A long turn ("Hey Sam! Nice to see you. Last weekend I started a night class ...") is one
 mean-pooled vector in which its one relevant sentence is diluted by the others. The worker also
-embeds each sentence of a message of several (app/db/index_text.message_sentences, stored in
-`messages.sentence_vecs`); search reads them for its best `search_sentence_candidates` candidates
+embeds the longest sentences of a message of several (app/db/index_text.message_sentences, stored
+in `message_sentences` by a step after the message's own vector: app/indexing/sentence_tasks.py);
+search reads them for its best `search_sentence_candidates` candidates
 only (one indexed read by primary key, a few hundred small vectors) and moves each one's cosine
 `search_sentence_weight` of the way to its best sentence's, where that is higher:
 
     cosine = (1 - w) x whole + w x max(whole, best sentence)
 
 so a message is never worse for having sentences, and one without (a single sentence, or not
-re-embedded yet) keeps its cosine. Measured in docs/benchmarks.md (issue 11, round 4).
+embedded yet) keeps its cosine. Measured in docs/benchmarks.md (issue 11, round 4).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from app.search import ranking
 from app.search import sql as q
 
 SENTENCE_VECS = text(
-    "SELECT message_id, sentence_vecs FROM messages "
-    "WHERE tenant_id = :t AND message_id = ANY(CAST(:ids AS uuid[])) AND sentence_vecs IS NOT NULL"
+    "SELECT message_id, vecs FROM message_sentences "
+    "WHERE tenant_id = :t AND message_id = ANY(CAST(:ids AS uuid[])) AND vecs IS NOT NULL"
 )
 
 
@@ -49,7 +50,7 @@ def apply(
     query_vec: npt.NDArray[np.float32],
     weight: float,
 ) -> None:
-    """Lift each of `top`'s cosine by its best sentence (`packed`: message id -> sentence_vecs).
+    """Lift each of `top`'s cosine by its best sentence (`packed`: message id -> its packed sentence vectors).
 
     All their sentences in one matrix product, each message's best taken by `maximum.reduceat`
     over its run of rows: one numpy call per step instead of three per message."""
@@ -85,4 +86,4 @@ async def rescore(
     ids = [c.row["message_id"] for c in top]
     found = await q.fetch(conn, SENTENCE_VECS, {"t": tenant_id, "ids": ids})
     if found:
-        apply(top, {r["message_id"]: r["sentence_vecs"] for r in found}, query_vec, weight)
+        apply(top, {r["message_id"]: r["vecs"] for r in found}, query_vec, weight)

@@ -71,6 +71,7 @@ async def search(
         )
     ).one()
     pending = (opening.pending or 0) + await _pending(conn, _pending_counts(tenant_id, req, messages=False))
+    refining = opening.refining or 0
     # Exact up to the limit, unless the user is large enough to have indexes of their own, built.
     exact = scope.narrow or (
         sized
@@ -158,7 +159,7 @@ async def search(
     await _cite(conn, tenant_id, top)
     return SearchResponse(
         results=[_hit(c) for c in top],
-        indexing=IndexingState(pending=pending, complete=pending == 0),
+        indexing=IndexingState(pending=pending, refining=refining, complete=pending == 0 and refining == 0),
         mode=req.mode.value,
     )
 

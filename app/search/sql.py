@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.crypto import fields
 from app.db.sql import Direct, driver, jsonb
+from app.indexing.sentence_tasks import REFINING
 from app.jsonutil import dumps
 from app.search import user_indexes
 from app.search.schemas import SearchRequest
@@ -154,7 +155,8 @@ def opening_query(
 ) -> TextClause:
     """A search's first statement, in one round trip: custom plans for every statement after it
     (below), with `pending` the scope's messages still waiting for their embedding
-    (`pending_query`), with `size` how many messages its tenant/user part holds, counting no
+    (`pending_query`) and those whose sentences' vectors are still to come (`refining`), with
+    `size` how many messages its tenant/user part holds, counting no
     further than :cap (exact or approximate search), with `own` whether its user's bucket has its
     HNSW index (app/search/user_indexes.py), and then the size only up to :own_cap, with `terms`
     how many messages the worker counted the user's kept document frequencies over (`docs`;
@@ -171,6 +173,7 @@ def opening_query(
         f"(SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending')"
         if pending
         else "CAST(NULL AS bigint)",
+        f"({REFINING.format(owner=scope.owner_where)})" if pending else "CAST(NULL AS bigint)",
         f"(SELECT count(*) FROM (SELECT 1 FROM messages WHERE {scope.owner_where} LIMIT {cap}) x)"
         if size
         else "CAST(NULL AS bigint)",
@@ -186,7 +189,8 @@ def opening_query(
     # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
     return text(
         f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
-        f"{counts[0]} AS pending, {counts[1]} AS size, o.own, {docs} AS docs FROM (SELECT {mine} AS own) o"
+        f"{counts[0]} AS pending, {counts[1]} AS refining, {counts[2]} AS size, o.own, {docs} AS docs "
+        f"FROM (SELECT {mine} AS own) o"
     )
 
 
@@ -397,5 +401,9 @@ FACT_SPANS = text(
 
 
 def pending_query(scope: Scope) -> TextClause:
-    """Messages of the scope still waiting for their embedding (failed ones never will)."""
-    return text(f"SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending'")
+    """Messages of the scope still waiting for their embedding (failed ones never will), or for
+    their sentences' vectors (app/indexing/sentence_tasks.py, never given up)."""
+    return text(
+        f"SELECT (SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending') "
+        f"+ ({REFINING.format(owner=scope.owner_where)})"
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from app.config import Provider, Settings
 from app.telemetry.tracing import Attributes
 
-EMBEDDING_STEPS = ("embed", "embed_facts", "embed_summaries")
+EMBEDDING_STEPS = ("embed", "embed_sentences", "embed_facts", "embed_summaries")
 CHAT_STEPS = ("summarize", "extract")
 
 

@@ -9,7 +9,7 @@ evaluation does (see the data folder's README), and mapping search hits back to 
         # ingest.engram(pg_dir=Path(...)) to keep the database between runs.
         for conv in data.load(path):
             done = await ingest.ingest(api, conv)       # -> Ingested (user_id, dia_ids by message)
-            secs = await ingest.wait_searchable(api, done.user_id)   # GET /v1/indexing until 0 pending
+            secs, _ = await ingest.wait_searchable(api, done.user_id)   # GET /v1/indexing until 0 pending
         res = await api.post("/v1/search", json={"query": q.question, "user_id": done.user_id})
         ids = done.hit_dia_ids(res.json()["results"][0])  # the dia_ids a hit stands for
 
@@ -201,17 +201,21 @@ async def ingest(
 
 async def wait_searchable(
     api: httpx.AsyncClient, user_id: str | None = None, *, give_up_after: float = 3600
-) -> float:
-    """Seconds until GET /v1/indexing shows nothing pending for the user (or the tenant); raises
-    when an embedding failed or time runs out."""
+) -> tuple[float, float]:
+    """Seconds until GET /v1/indexing shows nothing pending for the user (or the tenant), and
+    until nothing is refining either (the sentences' vectors, made after the messages': searches
+    are measured on the finished index); raises when an embedding failed or time runs out."""
     started = time.perf_counter()
     params = {"user_id": user_id} if user_id else {}
+    searchable = None
     while True:
         st = await ok(await api.get("/v1/indexing", params=params))
         if st["failed"]:
             raise RuntimeError(f"{st['failed']} embeddings failed: see GET /v1/indexing/failed")
-        if st["pending"] == 0:
-            return time.perf_counter() - started
+        if searchable is None and st["pending"] == 0:
+            searchable = time.perf_counter() - started
+        if searchable is not None and st.get("refining", 0) == 0:
+            return searchable, time.perf_counter() - started
         if time.perf_counter() - started > give_up_after:
             raise TimeoutError(f"{st['pending']} messages still pending after {give_up_after} s")
         await asyncio.sleep(POLL_SECONDS)

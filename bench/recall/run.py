@@ -158,7 +158,7 @@ async def wait_indexed(api: httpx.AsyncClient, total: int) -> float:
         st = await _ok(await api.get("/v1/indexing"))
         if st["failed"]:
             raise RuntimeError(f"{st['failed']} embeddings failed: see GET /v1/indexing/failed")
-        if st["pending"] == 0:
+        if st["pending"] == 0 and st.get("refining", 0) == 0:  # the sentences' vectors too
             return time.perf_counter() - started
         done = total - st["pending"]
         if done // 2000 != last // 2000:

@@ -390,7 +390,7 @@ async def test_search_waits_for_the_worker_to_embed_a_fact(
     assert (await api.put("/v1/users/dan", json={"metadata": {}})).status_code == 201
     fact = await facts.add("dan", "Speaks fluent Japanese.", embed=False)  # as added over the API
     out = await _search(api, query="which languages does he know?", user_id="dan", mode="semantic")
-    assert out["indexing"] == {"pending": 0, "complete": True}
+    assert out["indexing"] == {"pending": 0, "refining": 0, "complete": True}
     assert _ids(out) == [fact] and out["results"][0]["scores"]["semantic"] > 0.2
 
 
@@ -436,7 +436,7 @@ async def test_a_fact_not_yet_embedded_is_found_by_its_words(
         assert [h["id"] for h in r.json()["results"]] == [peanuts]
         assert r.json()["results"][0]["scores"]["semantic"] is None
         # Waiting is bounded and says what is still missing.
-        assert r.json()["indexing"] == {"pending": 1, "complete": False}
+        assert r.json()["indexing"] == {"pending": 1, "refining": 0, "complete": False}
 
         r = await api.post("/v1/search", json={**body, "mode": "hybrid", "wait_for_indexing_ms": 100})
         assert r.status_code == 200, r.text
@@ -454,7 +454,7 @@ async def test_a_fact_not_yet_embedded_is_found_by_its_words(
 
     # Messages only: facts are not waited for.
     r = await api.post("/v1/search", json={"query": "peanuts", "user_id": "ada"})
-    assert r.status_code == 200 and r.json()["indexing"] == {"pending": 0, "complete": True}
+    assert r.status_code == 200 and r.json()["indexing"] == {"pending": 0, "refining": 0, "complete": True}
 
 
 # --- bad input ------------------------------------------------------------------------------------

@@ -271,8 +271,8 @@ async def test_a_long_turn_is_found_by_its_one_relevant_sentence(
             (
                 await conn.execute(
                     text(
-                        "SELECT content, sentence_vecs FROM messages "
-                        "WHERE user_id = 'sam' AND content = ANY(:c)"
+                        "SELECT m.content, s.vecs FROM messages m LEFT JOIN message_sentences s "
+                        "USING (message_id) WHERE m.user_id = 'sam' AND m.content = ANY(:c)"
                     ),
                     {"c": [LONG_TURN, *SHORT_TURNS, FILLER_TURN]},
                 )

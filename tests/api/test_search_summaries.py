@@ -258,7 +258,7 @@ async def test_a_summaries_only_search_waits_for_no_indexing(
         "/v1/search", json={"query": "Kyoto", "kinds": ["summaries"], "wait_for_indexing_ms": 0}
     )
     assert r.status_code == 200, r.text
-    assert r.json()["indexing"] == {"pending": 0, "complete": True}
+    assert r.json()["indexing"] == {"pending": 0, "refining": 0, "complete": True}
     hits = r.json()["results"]
     assert {h["kind"] for h in hits} == {"summaries"}
     assert {h["id"] for h in hits} >= {corpus["trip"]["summary_id"], corpus["bob"]["summary_id"]}

@@ -46,7 +46,7 @@ async def test_a_message_becomes_searchable_with_no_call_but_the_post(api: httpx
     )
     assert r.status_code == 200, r.text
     body = r.json()
-    assert body["indexing"] == {"pending": 0, "complete": True}
+    assert body["indexing"] == {"pending": 0, "refining": 0, "complete": True}
     assert body["results"][0]["content"] == "My violin lesson moved to Thursdays."
 
 

@@ -1638,7 +1638,7 @@ export interface components {
         IndexingState: {
             /**
              * Complete
-             * @description True when every message (and searched fact) in the scope is searchable by meaning.
+             * @description True when every message (and searched fact) in the scope is searchable by meaning, its sentences included (nothing pending or refining). `wait_for_indexing_ms` waits for this.
              */
             complete: boolean;
             /**
@@ -1646,6 +1646,12 @@ export interface components {
              * @description Messages in the scope not yet embedded, plus its current facts not yet embedded when facts were searched (0 when only summaries were searched).
              */
             pending: number;
+            /**
+             * Refining
+             * @description Messages in the scope searchable already whose longest sentences' vectors are still to come (a long turn is then found by its whole text and its words only).
+             * @default 0
+             */
+            refining?: number;
         };
         /**
          * IndexingStatus
@@ -1655,6 +1661,7 @@ export interface components {
          *       "lag_seconds": 0.21,
          *       "last_seq": 12,
          *       "pending": 2,
+         *       "refining": 1,
          *       "session_id": "sess-1",
          *       "user_id": "user-42"
          *     }
@@ -1685,6 +1692,12 @@ export interface components {
              * @description Messages waiting for their embedding.
              */
             pending: number;
+            /**
+             * Refining
+             * @description Messages searchable already whose longest sentences' vectors are still to come: a refinement made after the message's own vector, when no message waits for its own.
+             * @default 0
+             */
+            refining?: number;
             /** Session Id */
             session_id?: string | null;
             /** User Id */
@@ -2378,7 +2391,7 @@ export interface components {
             user_id?: string | null;
             /**
              * Wait For Indexing Ms
-             * @description Wait up to this long until everything of the kinds searched in the scope is embedded: messages, current facts, and summaries (written summaries are embedded at once; imported ones by the worker afterwards).
+             * @description Wait up to this long until everything of the kinds searched in the scope is embedded: messages (their longest sentences included), current facts, and summaries (written summaries are embedded at once; imported ones by the worker afterwards).
              * @default 0
              */
             wait_for_indexing_ms?: number;
@@ -2388,7 +2401,8 @@ export interface components {
          * @example {
          *       "indexing": {
          *         "complete": true,
-         *         "pending": 0
+         *         "pending": 0,
+         *         "refining": 0
          *       },
          *       "results": [
          *         {

@@ -6,6 +6,8 @@ from typing import Any, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="IndexingState")
 
 
@@ -13,19 +15,25 @@ T = TypeVar("T", bound="IndexingState")
 class IndexingState:
     """
     Attributes:
-        complete (bool): True when every message (and searched fact) in the scope is searchable by meaning.
+        complete (bool): True when every message (and searched fact) in the scope is searchable by meaning, its
+            sentences included (nothing pending or refining). `wait_for_indexing_ms` waits for this.
         pending (int): Messages in the scope not yet embedded, plus its current facts not yet embedded when facts were
             searched (0 when only summaries were searched).
+        refining (int | Unset): Messages in the scope searchable already whose longest sentences' vectors are still to
+            come (a long turn is then found by its whole text and its words only). Default: 0.
     """
 
     complete: bool
     pending: int
+    refining: int | Unset = 0
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         complete = self.complete
 
         pending = self.pending
+
+        refining = self.refining
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -35,6 +43,8 @@ class IndexingState:
                 "pending": pending,
             }
         )
+        if refining is not UNSET:
+            field_dict["refining"] = refining
 
         return field_dict
 
@@ -45,9 +55,12 @@ class IndexingState:
 
         pending = d.pop("pending")
 
+        refining = d.pop("refining", UNSET)
+
         indexing_state = cls(
             complete=complete,
             pending=pending,
+            refining=refining,
         )
 
         indexing_state.additional_properties = d

@@ -21,6 +21,8 @@ class IndexingStatus:
         pending (int): Messages waiting for their embedding.
         indexed_seq (int | None | Unset): Every message up to this seq is searchable by meaning (session scope only).
         last_seq (int | None | Unset): Newest seq of the session (session scope only).
+        refining (int | Unset): Messages searchable already whose longest sentences' vectors are still to come: a
+            refinement made after the message's own vector, when no message waits for its own. Default: 0.
         session_id (None | str | Unset):
         user_id (None | str | Unset):
     """
@@ -30,6 +32,7 @@ class IndexingStatus:
     pending: int
     indexed_seq: int | None | Unset = UNSET
     last_seq: int | None | Unset = UNSET
+    refining: int | Unset = 0
     session_id: None | str | Unset = UNSET
     user_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -52,6 +55,8 @@ class IndexingStatus:
             last_seq = UNSET
         else:
             last_seq = self.last_seq
+
+        refining = self.refining
 
         session_id: None | str | Unset
         if isinstance(self.session_id, Unset):
@@ -78,6 +83,8 @@ class IndexingStatus:
             field_dict["indexed_seq"] = indexed_seq
         if last_seq is not UNSET:
             field_dict["last_seq"] = last_seq
+        if refining is not UNSET:
+            field_dict["refining"] = refining
         if session_id is not UNSET:
             field_dict["session_id"] = session_id
         if user_id is not UNSET:
@@ -112,6 +119,8 @@ class IndexingStatus:
 
         last_seq = _parse_last_seq(d.pop("last_seq", UNSET))
 
+        refining = d.pop("refining", UNSET)
+
         def _parse_session_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -136,6 +145,7 @@ class IndexingStatus:
             pending=pending,
             indexed_seq=indexed_seq,
             last_seq=last_seq,
+            refining=refining,
             session_id=session_id,
             user_id=user_id,
         )

@@ -34,8 +34,8 @@ class SearchRequest:
             this session's user.
         user_id (None | str | Unset): Only this user's data.
         wait_for_indexing_ms (int | Unset): Wait up to this long until everything of the kinds searched in the scope is
-            embedded: messages, current facts, and summaries (written summaries are embedded at once; imported ones by the
-            worker afterwards). Default: 0.
+            embedded: messages (their longest sentences included), current facts, and summaries (written summaries are
+            embedded at once; imported ones by the worker afterwards). Default: 0.
     """
 
     query: str

@@ -1,0 +1,126 @@
+"""The sentence step: the vectors of a searchable message's longest sentences, made after it.
+
+A long turn is one mean-pooled vector in which its one relevant sentence is diluted; hybrid search
+also scores its best candidates by their best sentence (app/search/sentences.py). Those vectors
+are a refinement: the message is searchable by its own vector and its words as soon as the
+embedding step stores them (app/indexing/tasks.py), which queues its sentences here in the same
+transaction. This step runs only when no message waits for its own vector (it comes after the
+embedding step in the worker's priority order, and its model calls are not urgent), so a burst
+of new messages becomes searchable at the model's rate for one text a message, and the sentences
+follow when the burst is through. A failed call is retried with the derived work's backoff, never
+given up: the message keeps its own vector meanwhile.
+
+The queue is `message_sentences` (`due_at` set), claimed fairly across tenants and users
+(app/indexing/fair_claim.py).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from app.ai.embedder import Embedder
+from app.db.index_text import message_sentences
+from app.db.vectors import pack_vectors
+from app.indexing.contents import readable
+from app.indexing.fair_claim import FairQueue
+from app.jobs.fair import Rotation
+from app.jobs.retry import RetryPolicy, next_try
+
+KIND = "embed_sentences"
+
+QUEUE = FairQueue(table="message_sentences", due="{m}due_at <= now()", order="due_at", cols="message_id")
+# Searchable messages of a scope (`owner`: its tenant, user and session conditions, as the
+# messages') whose sentences' vectors are still to come; one of the table's partial indexes.
+REFINING = "SELECT count(*) FROM message_sentences WHERE {owner} AND due_at IS NOT NULL"
+_MESSAGES = text(
+    "SELECT message_id, tenant_id, name, content, trace_parent FROM messages "
+    "WHERE message_id = ANY(CAST(:ids AS uuid[]))"
+)
+_QUEUE = text(
+    "INSERT INTO message_sentences (message_id, tenant_id, user_id, session_id, due_at) "
+    "SELECT message_id, tenant_id, user_id, session_id, clock_timestamp() FROM messages "
+    "WHERE message_id = ANY(CAST(:ids AS uuid[])) "
+    # Embedded again (a new model): the old sentences' vectors are of the old one.
+    "ON CONFLICT (message_id) DO UPDATE SET vecs = NULL, due_at = EXCLUDED.due_at, attempts = 0"
+)
+_FORGET = text("DELETE FROM message_sentences WHERE message_id = ANY(CAST(:ids AS uuid[]))")
+_STORE = text(
+    "UPDATE message_sentences s SET vecs = v.vecs, due_at = NULL, attempts = 0 "
+    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS bytea[])) AS v(id, vecs) WHERE s.message_id = v.id"
+)
+# Never given up (no failed state): the backoff grows to its cap and stays there.
+_FAIL = text(
+    f"UPDATE message_sentences SET attempts = attempts + 1, due_at = {next_try('least(attempts, 30)')} "
+    "WHERE message_id = ANY(CAST(:ids AS uuid[]))"
+)
+
+
+async def queue(conn: AsyncConnection, message_ids: Sequence[uuid.UUID]) -> None:
+    """Queue the sentences of messages just embedded (in the embedding's transaction)."""
+    if message_ids:
+        await conn.execute(_QUEUE, {"ids": list(message_ids)})
+
+
+async def forget(conn: AsyncConnection, message_ids: Sequence[uuid.UUID]) -> None:
+    """Drop the sentence vectors (and queued work) of messages whose text changed or lost them."""
+    if message_ids:
+        await conn.execute(_FORGET, {"ids": list(message_ids)})
+
+
+@dataclass(frozen=True)
+class Sentences:
+    message_id: uuid.UUID
+    texts: tuple[str, ...]  # what is embedded for each (app/db/index_text.message_sentences)
+    trace_parent: str | None = None  # the append's trace (tracing on): the step joins it
+
+
+class EmbedSentences:
+    kind = KIND
+
+    def __init__(self, *, embedder: Embedder, batch_size: int) -> None:
+        self.embedder = embedder
+        self.limit = batch_size
+        self.rotation = Rotation()
+
+    async def claim(self, conn: AsyncConnection) -> list[Sentences]:
+        rows = await QUEUE.claim(conn, self.rotation, self.limit)
+        if not rows:
+            return []
+        messages = (await conn.execute(_MESSAGES, {"ids": [r.message_id for r in rows]})).all()
+        opened, unreadable = readable(messages)
+        # Unreadable now (its key is gone): the message keeps the vector it has, without sentences.
+        await forget(conn, unreadable)
+        return [
+            Sentences(m.message_id, tuple(message_sentences(name=m.name, content=content)), m.trace_parent)
+            for m, content in opened
+        ]
+
+    async def call(self, items: Sequence[Sentences]) -> list[bytes | None]:
+        """Every item's sentences in one model call; None for an item that has none (any more)."""
+        vecs = await self.embedder.embed([t for i in items for t in i.texts])
+        out: list[bytes | None] = []
+        at = 0
+        for item in items:
+            k = len(item.texts)
+            out.append(pack_vectors(vecs[at : at + k]) if k else None)
+            at += k
+        return out
+
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Sentences, bytes | None]]) -> None:
+        made = [(i.message_id, v) for i, v in done if v is not None]
+        if made:
+            await conn.execute(_STORE, {"ids": [m for m, _ in made], "vecs": [v for _, v in made]})
+        await forget(conn, [i.message_id for i, v in done if v is None])
+
+    async def fail(
+        self, conn: AsyncConnection, failed: Sequence[Sentences], error: str, retry: RetryPolicy
+    ) -> None:
+        params = retry.params()
+        await conn.execute(
+            _FAIL, {"ids": [i.message_id for i in failed], "base": params["base"], "cap": params["cap"]}
+        )
