@@ -112,27 +112,25 @@ def scope_size_query(scope: Scope) -> TextClause:
     return text(f"SELECT count(*) FROM (SELECT 1 FROM facts WHERE {scope.owner_where} LIMIT :cap) x")
 
 
-KEYWORD_SQL = (
-    q.WEIGHTS_SQL
-    + """, hits AS MATERIALIZED (
-  SELECT {cols}, embedding,
-    (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
-  FROM facts, q
-  WHERE {where} AND content_tsv @@ q.query
-  ORDER BY keyword DESC, valid_from, fact_id LIMIT :n
-)
+# The hits' order among equal scores, in the table and as the hits are named.
+_KEYWORD_TAIL = """
 SELECT {names}, keyword{extra} FROM hits ORDER BY keyword DESC, created_at, fact_id
 """
-)
 
 
-def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool) -> TextClause:
+def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool, *, scan: bool = False) -> TextClause:
     """Like messages' keyword query, the weights counted over the scope's messages; a fact not yet
-    embedded has no cosine (NULL), so hybrid scores it by its words alone."""
+    embedded has no cosine (NULL), so hybrid scores it by its words alone. `scan`: the scope is
+    known small, its facts are tested one by one (q.keyword_hits)."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = KEYWORD_SQL.format(cols=COLS, names=NAMES, owner=scope.weights, where=scope.where, extra=extra)
+    sql = (
+        q.WEIGHTS_SQL.format(owner=scope.weights)
+        + ", "
+        + q.keyword_hits("facts", COLS, scope.where, "valid_from, fact_id", scan=scan)
+        + _KEYWORD_TAIL.format(names=NAMES, extra=extra)
+    )
     return q.bind(sql, scope)
 
 

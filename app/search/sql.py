@@ -277,13 +277,14 @@ KEPT_WEIGHTS_CTES = (
 )
 WEIGHTS_SQL = "\nWITH " + WEIGHTS_CTES
 
-# The same weights score summaries too (app/search/summaries.py), so a word counts alike in both kinds.
-KEYWORD_HITS = """hits AS MATERIALIZED (
+# The same weights score summaries and facts too (app/search/summaries.py, facts.py), so a word
+# counts alike in every kind; `keyword_hits` is the one `hits` CTE of the three.
+_KEYWORD_HITS = """hits AS MATERIALIZED (
   SELECT {cols}, embedding,
     (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
-  FROM messages, q
+  FROM {table}, q
   WHERE {where} AND {match}
-  ORDER BY keyword DESC, seq, session_id LIMIT :n
+  ORDER BY keyword DESC, {order} LIMIT :n
 )"""
 # Scopes of at most this many messages find their keyword hits by reading the scope's rows and
 # testing each, never through the table's full-text index. The query's tsquery comes from a CTE,
@@ -300,11 +301,16 @@ def _match(scan: bool) -> str:
     return "ts_match_vq(content_tsv, q.query)" if scan else "content_tsv @@ q.query"
 
 
+def keyword_hits(table: str, cols: str, where: str, order: str, *, scan: bool) -> str:
+    """The `hits` CTE (after the weights' CTEs): the top :n rows of `table` in scope (`where`)
+    holding any drawing lexeme, with their `keyword` relevance, ties broken by `order`. `scan`: the
+    scope is known small (at most SCAN_MAX_ROWS rows), its rows are tested one by one."""
+    return _KEYWORD_HITS.format(table=table, cols=cols, where=where, order=order, match=_match(scan))
+
+
 _KEYWORD_TAIL = """
 SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
 """
-KEYWORD_SQL = WEIGHTS_SQL + ", " + KEYWORD_HITS + _KEYWORD_TAIL
-KEPT_KEYWORD_SQL = "\nWITH " + KEPT_WEIGHTS_CTES + ", " + KEYWORD_HITS + _KEYWORD_TAIL
 
 
 def keyword_query(
@@ -316,9 +322,12 @@ def keyword_query(
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    template = KEPT_KEYWORD_SQL if kept else KEYWORD_SQL
-    sql = template.format(
-        cols=RANK_COLS, owner=scope.owner_where, where=scope.where, extra=extra, match=_match(scan)
+    sql = (
+        "\nWITH "
+        + (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=scope.owner_where)
+        + ", "
+        + keyword_hits("messages", RANK_COLS, scope.where, "seq, session_id", scan=scan)
+        + _KEYWORD_TAIL.format(cols=RANK_COLS, extra=extra)
     )
     return bind(sql, scope)
 
@@ -340,7 +349,7 @@ def hybrid_query(
     words = (
         (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=scope.owner_where)
         + ", "
-        + KEYWORD_HITS.format(cols=RANK_COLS, where=scope.where, match=_match(scan))
+        + keyword_hits("messages", RANK_COLS, scope.where, "seq, session_id", scan=scan)
         + f""", kw AS MATERIALIZED (
   SELECT {RANK_COLS}, {cosine} AS semantic, keyword{vec} FROM hits ORDER BY keyword DESC, seq, session_id
 )"""

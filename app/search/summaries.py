@@ -55,26 +55,25 @@ def semantic_query(scope: q.Scope, with_vectors: bool) -> TextClause:
     )
 
 
-KEYWORD_SQL = (
-    q.WEIGHTS_SQL
-    + """, hits AS MATERIALIZED (
-  SELECT {cols}, embedding,
-    (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
-  FROM summaries, q
-  WHERE {where} AND content_tsv @@ q.query
-  ORDER BY keyword DESC, to_seq, session_id LIMIT :n
-)
+_KEYWORD_TAIL = """
 SELECT {names}, keyword{extra} FROM hits ORDER BY keyword DESC, to_seq, session_id
 """
-)
 
 
-def keyword_query(scope: q.Scope, with_vectors: bool, with_semantic: bool) -> TextClause:
-    """Like messages' keyword query: the weights come from the scope's messages (`owner`)."""
+def keyword_query(
+    scope: q.Scope, with_vectors: bool, with_semantic: bool, *, scan: bool = False
+) -> TextClause:
+    """Like messages' keyword query: the weights come from the scope's messages (`owner`). `scan`:
+    the scope is known small, its summaries are tested one by one (q.keyword_hits)."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = KEYWORD_SQL.format(cols=COLS, names=NAMES, owner=scope.owner_where, where=scope.where, extra=extra)
+    sql = (
+        q.WEIGHTS_SQL.format(owner=scope.owner_where)
+        + ", "
+        + q.keyword_hits("summaries", COLS, scope.where, "to_seq, session_id", scan=scan)
+        + _KEYWORD_TAIL.format(names=NAMES, extra=extra)
+    )
     return q.bind(sql, scope)
 
 
