@@ -6,8 +6,10 @@ embedded yet is found by its words only. Scores are on the scale of messages, as
 (app/search/summaries.py): the cosine between vectors of the same model, and keyword relevance
 weighted by each query lexeme's IDF over the scope's messages, so the kinds rank together.
 
-A user holds few facts, so a user's (or a session's) facts are searched exactly; a search over a
-whole tenant with more than ENGRAM_SEARCH_EXACT_MAX_ROWS current facts takes the HNSW index.
+A user holds few facts, so a user's (or a session's) facts are searched exactly, and their words
+tested row by row (app/search/sql.keyword_hits); a search over a whole tenant with more than
+ENGRAM_SEARCH_EXACT_MAX_ROWS current facts takes the HNSW index (and past SCAN_MAX_ROWS, or
+uncounted in keyword mode, the full-text index).
 """
 
 from __future__ import annotations
@@ -158,25 +160,35 @@ async def candidates(
     """The facts matching the query by meaning and by words, merged, as summaries.candidates."""
     semantic: list[dict[str, Any]] = []
     keyword: list[dict[str, Any]] = []
+    # A user's (or a session's) facts are few: read whole, by meaning and by words (their rows
+    # tested one by one, never the table's full-text index: q.keyword_hits). A tenant's are
+    # counted for the search by meaning, as far as the exact limit; keyword mode does not count.
+    size: int | None = None
+    if not scope.narrow and req.mode is not Mode.keyword:
+        cap = settings.search_exact_max_rows
+        size = (await conn.execute(scope_size_query(scope), {**scope.params, "cap": cap + 1})).scalar_one()
+    exact = scope.narrow or (size is not None and size <= settings.search_exact_max_rows)
+    scan = scope.narrow or (exact and size is not None and size <= q.SCAN_MAX_ROWS)
     if req.mode is not Mode.keyword:
         params = {**scope.params, "q": query_vec, "n": n}
-        semantic = await _semantic(conn, scope, params, with_vectors, settings)
+        semantic = await _semantic(conn, scope, params, with_vectors, settings, exact=exact)
     if req.mode is not Mode.semantic:
         params = {**scope.params, "qt": req.query, "n": n, "cap": idf_cap}
         if weighted:
             params["q"] = query_vec
-        keyword = await q.rows(conn, keyword_query(scope, with_vectors, weighted), params)
+        keyword = await q.rows(conn, keyword_query(scope, with_vectors, weighted, scan=scan), params)
     return ranking.merge(semantic, keyword, key=_key, kind=Kind.facts.value)
 
 
 async def _semantic(
-    conn: AsyncConnection, scope: Scope, params: dict[str, Any], with_vectors: bool, settings: Settings
+    conn: AsyncConnection,
+    scope: Scope,
+    params: dict[str, Any],
+    with_vectors: bool,
+    settings: Settings,
+    *,
+    exact: bool,
 ) -> list[dict[str, Any]]:
-    exact = scope.narrow
-    if not exact:
-        cap = settings.search_exact_max_rows
-        size = (await conn.execute(scope_size_query(scope), {**scope.params, "cap": cap + 1})).scalar_one()
-        exact = size <= cap
     if exact:
         return await q.rows(conn, exact_semantic_query(scope, with_vectors), params)
     ef = str(max(params["n"], 40))

@@ -33,6 +33,11 @@ def build_scope(tenant_id: str, req: SearchRequest) -> q.Scope | None:
         # A role filter asks for what certain speakers said; a summary mixes every speaker's words.
         return None
     s = q.owner_scope(tenant_id, req)
+    # A user's summaries are few (one per summary step of a session, a step standing for up to
+    # ~16 messages by default: some 6k for a 100k-message user), and the search by meaning reads
+    # every one already (no vector index on summaries): their words are tested row by row too
+    # (q.keyword_hits), as a session's. A tenant's are not counted and keep the full-text index.
+    s.narrow = s.narrow or req.user_id is not None
     if f.metadata:
         s.filters.append(f"{METADATA} @> :meta")
         s.params["meta"] = f.metadata
@@ -105,7 +110,7 @@ async def candidates(
         params = {**scope.params, "qt": req.query, "n": n, "cap": idf_cap}
         if weighted:
             params["q"] = query_vec
-        keyword = await q.rows(conn, keyword_query(scope, with_vectors, weighted), params)
+        keyword = await q.rows(conn, keyword_query(scope, with_vectors, weighted, scan=scope.narrow), params)
     return ranking.merge(semantic, keyword, key=_key, kind=Kind.summaries.value)
 
 

@@ -8,14 +8,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from sqlalchemy import TextClause, text
+from sqlalchemy import TextClause, event, text
 
 from app.db.embedded import EmbeddedPostgres
+from app.db.sql import driver
 from app.db.vectors import as_db_vector
-from app.search import facts
+from app.search import facts, service
 from app.search import sql as q
 from app.search.schemas import SearchRequest
 from app.search.service import IDF_SCOPE_CAP
+from tests.support.app import make_settings
 from tests.support.db import create_database, engine_for
 
 
@@ -90,3 +92,103 @@ async def test_a_small_scopes_keyword_hits_are_tested_row_by_row(url: str, scan:
     indexable = [n for n in hits if "content_tsv @@ (InitPlan" in n["Filter"]]
     row_by_row = [n for n in hits if "ts_match_vq(" in n["Filter"]]
     assert (bool(row_by_row), bool(indexable)) == (scan, not scan)
+
+
+# A tenant whose users hold ~1,000 facts and summaries each, and Ada, new, holding 5 of each.
+CROWD_USERS = 120
+CROWD_ROWS = 1_000
+_WORDS = "sail boat lisbon jazz guitar coffee tea dog cat hike run swim paint read cook bake garden chess"
+
+
+_FACTS = (
+    "INSERT INTO facts (fact_id, tenant_id, user_id, content, kind, importance, actor) "
+    "SELECT gen_random_uuid(), 't', {user}, {content}, 'other', 0.5, 'system' "
+    "FROM generate_series(0, {last}) i"
+)
+_SUMMARIES = (
+    "INSERT INTO summaries (summary_id, tenant_id, session_id, user_id, from_seq, to_seq, message_count, "
+    "content, token_count, provider) SELECT gen_random_uuid(), 't', {user} || '-s', {user}, i, i, 1, "
+    "{content}, 9, 'local' FROM generate_series(0, {last}) i"
+)
+
+
+@pytest.fixture(scope="module")
+async def crowded(pg: EmbeddedPostgres) -> str:
+    """ANALYZE keeps no count of Ada's own (5 rows among 120,000), so PostgreSQL estimates her rows
+    as the average user's (~1,000), and the query's tsquery (from a CTE, unknown when it plans) as
+    matching 0.5% of the table: the GIN index ANDed with her b-tree then looks cheaper than the
+    b-tree alone (with 300 rows a user it did not, here)."""
+    url = await create_database(pg)
+    words = "ARRAY['" + "','".join(_WORDS.split()) + "']"
+    text_of = f"'likes ' || ({words})[1 + i % 18] || ' and ' || ({words})[1 + (i / 18) % 18] || ' ' || i"
+    total = CROWD_USERS * CROWD_ROWS
+    engine = engine_for(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("SET LOCAL session_replication_role = replica"))  # no users, sessions
+            for user, rows, content in [
+                (f"'u' || (i % {CROWD_USERS})", total, text_of),
+                ("'ada'", 5, "'Ada went sailing in Lisbon ' || i"),
+            ]:
+                for insert in (_FACTS, _SUMMARIES):
+                    await conn.execute(text(insert.format(user=user, content=content, last=rows - 1)))
+        async with engine.connect() as conn:
+            await conn.execute(text("ANALYZE facts, summaries"))
+            await conn.commit()
+    finally:
+        await engine.dispose()
+    return url
+
+
+async def _indexes(raw: Any, statement: str, params: Any) -> set[str]:
+    plan = await raw.fetchval("EXPLAIN (FORMAT JSON) " + statement, *params)
+    return {
+        n["Index Name"]
+        for n in _nodes(plan if isinstance(plan, list) else json.loads(plan))
+        if "Index Name" in n
+    }
+
+
+class _Embed:
+    async def embed(self, texts: Any) -> Any:
+        return [np.ones(384, dtype=np.float32) / np.sqrt(384) for _ in texts]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword"])
+@pytest.mark.parametrize("kind", ["facts", "summaries"])
+async def test_a_users_few_facts_and_summaries_are_tested_row_by_row(
+    crowded: str, kind: str, mode: str
+) -> None:
+    """The keyword statement the service sends for a user's facts or summaries (few: app/search/
+    facts.py, summaries.py) reads the user's rows through the b-tree and tests each, never the
+    whole table's full-text index, which the planner picks for `@@` over this table (the control)."""
+    engine = engine_for(crowded)
+    sent: list[tuple[str, Any]] = []
+
+    def keep(_c: Any, _cur: Any, statement: str, params: Any, *_: Any) -> None:
+        if f"FROM {kind}, q" in statement:
+            sent.append((statement, params))
+
+    req = SearchRequest(query="where did Ada go sailing", user_id="ada", kinds=[kind], mode=mode)
+    settings = make_settings(crowded, search_candidates=50)
+    gin = f"ix_{kind}_content_tsv"
+    try:
+        async with engine.connect() as conn:
+            event.listen(engine.sync_engine, "before_cursor_execute", keep)
+            try:
+                found = await service.search(
+                    conn, tenant_id="t", req=req, embedder=_Embed(), settings=settings
+                )
+            finally:
+                event.remove(engine.sync_engine, "before_cursor_execute", keep)
+            assert len(found.results) == 5  # Ada's own rows, all holding "sailing"
+            [(statement, params)] = sent
+            raw = await driver(conn)
+            used = await _indexes(raw, statement, params)
+            assert gin not in used, used
+            # The control: the same statement matching with `@@`, as before, takes the GIN index here.
+            indexable = statement.replace("ts_match_vq(content_tsv, q.query)", "content_tsv @@ q.query")
+            assert indexable != statement
+            assert gin in await _indexes(raw, indexable, params)
+    finally:
+        await engine.dispose()
