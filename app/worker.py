@@ -60,6 +60,7 @@ EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could no
 # next is claimed) while the other is in the model. They share one model lock, so the model
 # never runs two batches at once and each batch still has the whole CPU for its model call.
 PIPELINE = 2
+EMBEDDING_STEPS = 2  # the first steps (messages, their sentences): every lane runs them
 
 
 # What the child processes run: imported once by their fork server, not within an item's budget;
@@ -114,13 +115,14 @@ class Worker:
         self.summarizer = make_summarizer(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)
         self.extractor = make_fact_extractor(settings, embedder=model, tokenizer=tokenizer, offload=self.cpu)
         batch = settings.worker_batch_size
-        # In priority order: each lane iteration runs the first step that has work. Embeddings come
-        # first and are the only step of the other lanes; the rest yield to them. Sentences' vectors
-        # come next: they refine search, the steps after them derive new memory.
+        # In priority order: each lane iteration runs the first step that has work. The messages'
+        # embeddings come first, their sentences' next (they refine search; the steps after them
+        # derive new memory); those two are the only steps of the other lanes, so both pipeline.
         self.steps: list[Step[Any, Any]] = [
             EmbedMessages(embedder=model.urgent, batch_size=batch, sentences=settings.index_sentences),
-            # A message's sentences after every message's own vector (app/indexing/sentence_tasks.py).
-            EmbedSentences(embedder=model, batch_size=batch),
+            # The sentences a backlog left for later, after every message's own vector; whole
+            # calls, as the messages' (app/indexing/sentence_tasks.py).
+            EmbedSentences(embedder=model.urgent, batch_size=batch),
             Summarize(
                 summarizer=self.summarizer,
                 embedder=model,
@@ -221,8 +223,8 @@ class Worker:
 
     async def _lane(self, stop: asyncio.Event, *, housekeeping: bool) -> None:
         """One batch after another; lanes run side by side and share the model lock. The
-        housekeeping lane also runs the steps after the first, and the sweeps."""
-        steps = self.steps if housekeeping else self.steps[:1]
+        housekeeping lane also runs the steps after the embeddings, and the sweeps."""
+        steps = self.steps if housekeeping else self.steps[:EMBEDDING_STEPS]
         backoff = IdleBackoff.from_settings(self.settings)
         while not stop.is_set():
             # Cleared before the claim, never after: a wake-up that arrives while this batch is in

@@ -3,12 +3,15 @@
 A long turn is one mean-pooled vector in which its one relevant sentence is diluted; hybrid search
 also scores its best candidates by their best sentence (app/search/sentences.py). Those vectors
 are a refinement: the message is searchable by its own vector and its words as soon as the
-embedding step stores them (app/indexing/tasks.py), which queues its sentences here in the same
-transaction. This step runs only when no message waits for its own vector (it comes after the
-embedding step in the worker's priority order, and its model calls are not urgent), so a burst
-of new messages becomes searchable at the model's rate for one text a message, and the sentences
-follow when the burst is through. A failed call is retried with the derived work's backoff, never
-given up: the message keeps its own vector meanwhile.
+embedding step stores them (app/indexing/tasks.py). Without a backlog that step embeds the
+sentences in the same call (`keep`); with one (a full claim) it queues them here (`queue`), in the
+same transaction, and this step makes them only when no message waits for its own vector (it
+comes after the embedding step in the worker's priority order), so a burst of new messages
+becomes searchable at the model's rate for one text a message, and the sentences follow when the
+burst is through. Its calls are urgent on the model like the messages' (taken whole, not in
+pieces: a piece per turn cost it ~15 % of its rate), so a new message may wait for one of them.
+A failed call is retried with the derived work's backoff, never given up: the message keeps
+its own vector meanwhile.
 
 The queue is `message_sentences` (`due_at` set), claimed fairly across tenants and users
 (app/indexing/fair_claim.py).
@@ -48,6 +51,12 @@ _QUEUE = text(
     # Embedded again (a new model): the old sentences' vectors are of the old one.
     "ON CONFLICT (message_id) DO UPDATE SET vecs = NULL, due_at = EXCLUDED.due_at, attempts = 0"
 )
+_KEEP = text(
+    "INSERT INTO message_sentences (message_id, tenant_id, user_id, session_id, vecs) "
+    "SELECT m.message_id, m.tenant_id, m.user_id, m.session_id, v.vecs FROM messages m "
+    "JOIN unnest(CAST(:ids AS uuid[]), CAST(:vecs AS bytea[])) AS v(id, vecs) ON m.message_id = v.id "
+    "ON CONFLICT (message_id) DO UPDATE SET vecs = EXCLUDED.vecs, due_at = NULL, attempts = 0"
+)
 _FORGET = text("DELETE FROM message_sentences WHERE message_id = ANY(CAST(:ids AS uuid[]))")
 _STORE = text(
     "UPDATE message_sentences s SET vecs = v.vecs, due_at = NULL, attempts = 0 "
@@ -64,6 +73,12 @@ async def queue(conn: AsyncConnection, message_ids: Sequence[uuid.UUID]) -> None
     """Queue the sentences of messages just embedded (in the embedding's transaction)."""
     if message_ids:
         await conn.execute(_QUEUE, {"ids": list(message_ids)})
+
+
+async def keep(conn: AsyncConnection, made: Sequence[tuple[uuid.UUID, bytes]]) -> None:
+    """Store the sentence vectors of messages just embedded with them (in the same transaction)."""
+    if made:
+        await conn.execute(_KEEP, {"ids": [m for m, _ in made], "vecs": [v for _, v in made]})
 
 
 async def forget(conn: AsyncConnection, message_ids: Sequence[uuid.UUID]) -> None:

@@ -1,8 +1,9 @@
 """The embedding step: claim pending messages, embed them in one model call, store the vectors.
 
-A message is searchable from that commit; the vectors of its longest sentences (a refinement of
-search by meaning for long turns) are queued then and made by a later step of lower priority
-(app/indexing/sentence_tasks.py), so new messages do not wait for them.
+A message is searchable from that commit. The vectors of its longest sentences (a refinement of
+search by meaning for long turns) are made in the same call when the claim is short (no backlog),
+and queued for a later step of lower priority (app/indexing/sentence_tasks.py) when it is full, so
+a backlog of new messages does not wait for them.
 
 Run by app.jobs.runner (one transaction holding the rows' locks, the shared model lock around the
 call, bisection on error, backoff). The queue is the message rows themselves (`embed_status`,
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.crypto.envelope import UNREADABLE
 from app.db.index_text import message_sentences, message_text
-from app.db.vectors import Vec, as_db_vector
+from app.db.vectors import Vec, as_db_vector, pack_vectors
 from app.indexing import sentence_tasks
 from app.indexing.contents import readable
 from app.indexing.fair_claim import FairQueue
@@ -75,8 +76,15 @@ class Pending:
     message_id: uuid.UUID
     content: str
     trace_parent: str | None = None  # the append's trace (tracing on): the step joins it
-    sentences: bool = False  # a message of several sentences: its sentences are queued after it
+    sentences: tuple[str, ...] = ()  # its sentences' texts, embedded in the same call (no backlog)
+    later: bool = False  # it has sentences, queued for the sentence step (a backlog: not now)
     again: bool = False  # embedded before (a re-embedding): sentence vectors it had are dropped
+
+
+@dataclass(frozen=True)
+class Embedded:
+    vector: Vec
+    sentences: bytes | None  # pack_vectors of its sentences' vectors, when embedded with it
 
 
 class EmbedMessages:
@@ -90,29 +98,50 @@ class EmbedMessages:
 
     async def claim(self, conn: AsyncConnection) -> list[Pending]:
         """A fair batch (app.indexing.fair_claim); what is embedded is the text a reader sees
-        (speaker and content), not the content alone."""
+        (speaker and content), not the content alone. A full claim means more messages wait:
+        their sentences are left to the sentence step, so the backlog becomes searchable at the
+        model's rate for one text a message; a short one embeds them in the same call."""
         rows = await QUEUE.claim(conn, self.rotation, self.limit)
         opened, unreadable = readable(rows)
         if unreadable:
             await conn.execute(_UNREADABLE, {"ids": unreadable, "err": UNREADABLE})
+        backlog = len(rows) >= self.limit
         pending = []
         for r, content in opened:
-            several = self.sentences and bool(message_sentences(name=r.name, content=content))
-            text_ = message_text(name=r.name, content=content)
-            pending.append(Pending(r.message_id, text_, r.trace_parent, several, r.embedded_at is not None))
+            texts = tuple(message_sentences(name=r.name, content=content)) if self.sentences else ()
+            pending.append(
+                Pending(
+                    r.message_id,
+                    message_text(name=r.name, content=content),
+                    r.trace_parent,
+                    sentences=() if backlog else texts,
+                    later=backlog and bool(texts),
+                    again=r.embedded_at is not None,
+                )
+            )
         return pending
 
-    async def call(self, items: Sequence[Pending]) -> list[Vec]:
-        """The messages' texts in one model call (their sentences come later)."""
-        vecs = await self.embedder.embed([i.content for i in items])
-        return [as_db_vector(v) for v in vecs]
+    async def call(self, items: Sequence[Pending]) -> list[Embedded]:
+        """The messages' texts and the sentences embedded now, in one model call."""
+        texts = [i.content for i in items] + [s for i in items for s in i.sentences]
+        vecs = await self.embedder.embed(texts)
+        out, at = [], len(items)
+        for n, item in enumerate(items):
+            k = len(item.sentences)
+            out.append(Embedded(as_db_vector(vecs[n]), pack_vectors(vecs[at : at + k]) if k else None))
+            at += k
+        return out
 
-    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, Vec]]) -> None:
-        """The vectors (searchable from this commit), and each message's sentences queued or,
-        for a message re-embedded without them, their old vectors dropped."""
-        await conn.execute(_STORE, {"ids": [i.message_id for i, _ in done], "vecs": [v for _, v in done]})
-        await sentence_tasks.queue(conn, [i.message_id for i, _ in done if i.sentences])
-        await sentence_tasks.forget(conn, [i.message_id for i, _ in done if i.again and not i.sentences])
+    async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, Embedded]]) -> None:
+        """The vectors (searchable from this commit) and the sentences' (made now, or queued);
+        a message re-embedded without sentences loses the ones it had."""
+        await conn.execute(
+            _STORE, {"ids": [i.message_id for i, _ in done], "vecs": [e.vector for _, e in done]}
+        )
+        await sentence_tasks.keep(conn, [(i.message_id, e.sentences) for i, e in done if e.sentences])
+        await sentence_tasks.queue(conn, [i.message_id for i, _ in done if i.later])
+        gone = [i.message_id for i, e in done if i.again and not i.later and e.sentences is None]
+        await sentence_tasks.forget(conn, gone)
 
     async def fail(
         self, conn: AsyncConnection, failed: Sequence[Pending], error: str, retry: RetryPolicy

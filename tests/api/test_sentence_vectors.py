@@ -104,14 +104,14 @@ async def _search(client: httpx.AsyncClient) -> dict[str, object]:
     return body
 
 
-async def test_a_message_is_searchable_before_its_sentences_and_they_follow(
+async def test_a_backlog_is_searchable_before_its_sentences_and_they_follow(
     client: httpx.AsyncClient, engine: AsyncEngine, embedder: LocalEmbedder
 ) -> None:
     await _append(client, LONG, SHORT)
     model = _Counting(embedder)
     runner = StepRunner(engine=engine, retry=POLICY)
-    embed = await runner.run(EmbedMessages(embedder=model, batch_size=16))
-    # One text a message: its sentences are not in the call that makes it searchable.
+    embed = await runner.run(EmbedMessages(embedder=model, batch_size=2))  # a full claim: a backlog
+    # One text a message: their sentences are not in the call that makes them searchable.
     assert embed.done == 2 and model.calls == [2]
     status = (await client.get("/v1/indexing", params={"session_id": "s1"})).json()
     assert (status["pending"], status["refining"], status["indexed_seq"]) == (0, 1, 2)
@@ -127,12 +127,26 @@ async def test_a_message_is_searchable_before_its_sentences_and_they_follow(
     assert (await runner.run(EmbedSentences(embedder=model, batch_size=16))).claimed == 0
 
 
+async def test_without_a_backlog_the_sentences_come_in_the_messages_call(
+    client: httpx.AsyncClient, engine: AsyncEngine, embedder: LocalEmbedder
+) -> None:
+    await _append(client, LONG, SHORT)
+    model = _Counting(embedder)
+    runner = StepRunner(engine=engine, retry=POLICY)
+    assert (await runner.run(EmbedMessages(embedder=model, batch_size=16))).done == 2  # a short claim
+    assert model.calls == [2 + SENTENCES_PER_MESSAGE]  # one call, no second pass
+    (vecs, due), *_ = await fetch(engine, "SELECT vecs, due_at FROM message_sentences")
+    assert due is None and unpack_vectors(vecs, embedder.dim).shape == (SENTENCES_PER_MESSAGE, embedder.dim)
+    assert await _search(client) == {"pending": 0, "refining": 0, "complete": True}
+    assert (await runner.run(EmbedSentences(embedder=model, batch_size=16))).claimed == 0
+
+
 async def test_a_failed_sentence_call_is_retried_and_never_fails_the_message(
     client: httpx.AsyncClient, engine: AsyncEngine, embedder: LocalEmbedder
 ) -> None:
     await _append(client, LONG)
     runner = StepRunner(engine=engine, retry=POLICY)
-    await runner.run(EmbedMessages(embedder=embedder, batch_size=16))
+    await runner.run(EmbedMessages(embedder=embedder, batch_size=1))  # full: its sentences queued
     flaky = _Counting(embedder, outages=POLICY.max_attempts + 1)  # more than the messages' limit
     step = EmbedSentences(embedder=flaky, batch_size=16)
     for _ in range(POLICY.max_attempts + 1):
@@ -153,13 +167,12 @@ async def test_an_edit_drops_the_old_sentences_and_the_worker_makes_new_ones(
     (mid,) = await _append(client, LONG)
     runner = StepRunner(engine=engine, retry=POLICY)
     await runner.run(EmbedMessages(embedder=embedder, batch_size=16))
-    await runner.run(EmbedSentences(embedder=embedder, batch_size=16))
     (old,), *_ = await fetch(engine, "SELECT vecs FROM message_sentences")
     edited = LONG.replace("cello lessons", "pottery classes").replace("noise", "mess")
     r = await client.patch(f"/v1/sessions/s1/messages/{mid}", json={"content": edited})
     assert r.status_code == 200, r.text
     assert await fetch(engine, "SELECT count(*) FROM message_sentences") == [(0,)]
-    await runner.run(EmbedMessages(embedder=embedder, batch_size=16))
+    await runner.run(EmbedMessages(embedder=embedder, batch_size=1))  # a backlog: queued
     assert await fetch(engine, "SELECT vecs IS NULL, due_at IS NOT NULL FROM message_sentences") == [
         (True, True)
     ]
@@ -190,11 +203,13 @@ async def test_the_worker_makes_sentences_only_once_no_message_waits_for_its_own
     parts = {t for c in contents for t in message_sentences(name="Sam", content=c)}
     await _append(client, *contents)
     calls: list[tuple[str, int]] = []
+    texts_seen: list[list[str]] = []
 
     class _Recording(_Counting):
         async def embed(self, texts: Sequence[str]) -> Vectors:
             kind = "message" if texts[0] in whole else "sentences" if texts[0] in parts else "other"
             calls.append((kind, len(texts)))  # "other": summaries and facts, which embed too
+            texts_seen.append(list(texts))
             return await self.real.embed(texts)
 
     settings = make_settings(own_db, run_worker=False, redis_url=None, worker_batch_size=batch)
@@ -216,4 +231,4 @@ async def test_the_worker_makes_sentences_only_once_no_message_waits_for_its_own
     before = sum(n for kind, n in calls[:first] if kind == "message")
     # At most the other lane's last batch is still in the model when the sentences' turn comes.
     assert before >= turns - batch, calls
-    assert sum(n for kind, n in calls if kind == "sentences") == turns * SENTENCES_PER_MESSAGE
+    assert sum(t in parts for c in texts_seen for t in c) == turns * SENTENCES_PER_MESSAGE
