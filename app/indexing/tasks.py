@@ -1,9 +1,9 @@
 """The embedding step: claim pending messages, embed them in one model call, store the vectors.
 
 A message is searchable from that commit. The vectors of its longest sentences (a refinement of
-search by meaning for long turns) are made in the same call when the claim is short (no backlog),
-and queued for a later step of lower priority (app/indexing/sentence_tasks.py) when it is full, so
-a backlog of new messages does not wait for them.
+search by meaning for long turns) are made in the same call while the worker keeps up, and queued
+for a later step of lower priority (app/indexing/sentence_tasks.py) when it is behind (a full
+claim, or messages that waited), so new messages do not wait for them.
 
 Run by app.jobs.runner (one transaction holding the rows' locks, the shared model lock around the
 call, bisection on error, backoff). The queue is the message rows themselves (`embed_status`,
@@ -39,8 +39,13 @@ QUEUE = FairQueue(
     table="messages",
     due="{m}embed_status = 'pending' AND {m}embed_after <= now()",
     order="embed_after",
-    cols="message_id, tenant_id, name, content, trace_parent, embedded_at",
+    cols="message_id, tenant_id, name, content, trace_parent, embedded_at, "
+    "extract(epoch FROM clock_timestamp() - embed_after) AS waited",
 )
+# A claim whose oldest message has waited this long (or a full claim) is behind: its messages'
+# sentences are left to the sentence step, so the messages' own wait stops growing. Twice the
+# poll interval without Redis, so polling alone never counts as behind.
+BEHIND_SECONDS = 0.5
 _DUE = QUEUE.due.format(m="")
 # How long the oldest due pending message has waited: since it was written (appended, edited or
 # imported) or its retry came due. Not its age: an imported message from last year waits seconds.
@@ -98,14 +103,15 @@ class EmbedMessages:
 
     async def claim(self, conn: AsyncConnection) -> list[Pending]:
         """A fair batch (app.indexing.fair_claim); what is embedded is the text a reader sees
-        (speaker and content), not the content alone. A full claim means more messages wait:
-        their sentences are left to the sentence step, so the backlog becomes searchable at the
-        model's rate for one text a message; a short one embeds them in the same call."""
+        (speaker and content), not the content alone. A full claim, or one whose oldest message
+        has waited BEHIND_SECONDS, means the worker is behind: the sentences are left to the
+        sentence step, so the backlog becomes searchable at the model's rate for one text a
+        message; otherwise they come in the same call."""
         rows = await QUEUE.claim(conn, self.rotation, self.limit)
         opened, unreadable = readable(rows)
         if unreadable:
             await conn.execute(_UNREADABLE, {"ids": unreadable, "err": UNREADABLE})
-        backlog = len(rows) >= self.limit
+        backlog = len(rows) >= self.limit or max((r.waited for r in rows), default=0) >= BEHIND_SECONDS
         pending = []
         for r, content in opened:
             texts = tuple(message_sentences(name=r.name, content=content)) if self.sentences else ()

@@ -18,7 +18,7 @@ from app.db.embedded import EmbeddedPostgres
 from app.db.index_text import SENTENCES_PER_MESSAGE, message_sentences, message_text
 from app.db.vectors import unpack_vectors
 from app.indexing.sentence_tasks import EmbedSentences
-from app.indexing.tasks import EmbedMessages
+from app.indexing.tasks import BEHIND_SECONDS, EmbedMessages
 from app.jobs.retry import RetryPolicy
 from app.jobs.runner import StepRunner
 from app.metrics import Metrics
@@ -139,6 +139,24 @@ async def test_without_a_backlog_the_sentences_come_in_the_messages_call(
     assert due is None and unpack_vectors(vecs, embedder.dim).shape == (SENTENCES_PER_MESSAGE, embedder.dim)
     assert await _search(client) == {"pending": 0, "refining": 0, "complete": True}
     assert (await runner.run(EmbedSentences(embedder=model, batch_size=16))).claimed == 0
+
+
+async def test_messages_that_waited_leave_their_sentences_for_later(
+    client: httpx.AsyncClient, engine: AsyncEngine, embedder: LocalEmbedder
+) -> None:
+    """A short claim is behind too when its oldest message has waited BEHIND_SECONDS: the worker
+    is not keeping up, so the messages' own wait must not grow by their sentences' model work."""
+    await _append(client, LONG, SHORT)
+    await _run(
+        engine, f"UPDATE messages SET embed_after = now() - make_interval(secs => {2 * BEHIND_SECONDS})"
+    )
+    model = _Counting(embedder)
+    runner = StepRunner(engine=engine, retry=POLICY)
+    assert (await runner.run(EmbedMessages(embedder=model, batch_size=16))).done == 2
+    assert model.calls == [2]
+    assert await fetch(engine, "SELECT vecs IS NULL, due_at IS NOT NULL FROM message_sentences") == [
+        (True, True)
+    ]
 
 
 async def test_a_failed_sentence_call_is_retried_and_never_fails_the_message(
