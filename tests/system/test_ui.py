@@ -548,6 +548,43 @@ async def test_derived_work_lists_a_failed_item_and_retries_it(ui: Page, live: L
     assert (status["failed"], status["pending"], status["indexed_seq"]) == (0, 0, status["last_seq"])
 
 
+async def test_derived_work_shows_messages_still_refining(ui: Page, live: Live) -> None:
+    """A searchable message whose sentences' vectors are still to come (queued for later than
+    this test runs, so the worker leaves it) is counted under Refining, and gone once made."""
+    engine = engine_for(live.database_url)
+    async with engine.begin() as conn:
+        row = (
+            await conn.execute(
+                text(
+                    "INSERT INTO message_sentences (message_id, tenant_id, user_id, session_id, due_at) "
+                    "SELECT message_id, tenant_id, user_id, session_id, now() + interval '1 hour' "
+                    "FROM messages "
+                    "WHERE tenant_id = :t AND user_id = 'ada' ORDER BY seq LIMIT 1 "
+                    "ON CONFLICT (message_id) DO UPDATE SET due_at = EXCLUDED.due_at "
+                    "RETURNING message_id, vecs"
+                ),
+                {"t": live.tenant},
+            )
+        ).one()
+    refining = ui.p.locator('#backlog dt:text-is("Refining") + dd')
+    try:
+        await ui.open("work?user_id=ada")
+        await refining.filter(has_text="1 (searchable; their sentences' vectors still to come)").wait_for()
+    finally:
+        async with engine.begin() as conn:
+            restore = (
+                "DELETE FROM message_sentences WHERE message_id = :m"
+                if row.vecs is None
+                else "UPDATE message_sentences SET due_at = NULL WHERE message_id = :m"
+            )
+            await conn.execute(text(restore), {"m": row.message_id})
+        await engine.dispose()
+    with live.api() as c:
+        assert c.get("/v1/indexing", params={"user_id": "ada"}).json()["refining"] == 0
+    await ui.p.locator("#backlog").get_by_role("button", name="Refresh").click()
+    await refining.filter(has_text="none").wait_for()
+
+
 async def test_derived_work_retries_a_failed_summary_job(ui: Page, live: Live) -> None:
     engine = engine_for(live.database_url)
     async with engine.begin() as conn:

@@ -67,6 +67,7 @@ export async function renderWork(main, { params, signal }) {
       dl([
         ["Pending", num(st.pending)],
         ["Failed", num(st.failed)],
+        ["Refining", st.refining ? `${num(st.refining)} (searchable; their sentences' vectors still to come)` : "none"],
         ["Lag", st.pending ? `${st.lag_seconds.toFixed(1)} s (the oldest pending item's age)` : "none"],
         st.indexed_seq !== null && st.indexed_seq !== undefined ? ["Indexed", `up to #${st.indexed_seq} of #${st.last_seq}`] : null,
       ]),
