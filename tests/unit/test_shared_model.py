@@ -39,7 +39,7 @@ class Recording:
 async def test_an_urgent_call_waits_for_one_piece_of_a_long_call_not_all_of_it() -> None:
     inner = Recording()
     model = SharedModel(inner, piece=4)
-    summary = asyncio.create_task(model.embed([f"sentence {i}" for i in range(20)]))
+    summary = asyncio.create_task(model.embed([f"sentence {i:02d}" for i in range(20)]))
     await asyncio.sleep(0.005)  # the first piece is in the model
     message = await model.urgent.embed(["message 99"])
     assert message.tolist() == [[99.0, 0.0]]
@@ -73,3 +73,15 @@ async def test_a_cancelled_waiter_does_not_lose_the_turn() -> None:
     await running
     assert (await model.embed(["c 3"])).tolist() == [[3.0, 0.0]]
     assert [c[0] for c in inner.calls] == ["a 1", "c 3"]
+
+
+async def test_a_long_call_is_cut_into_pieces_of_similar_lengths_and_answered_in_order() -> None:
+    inner = Recording()
+    model = SharedModel(inner, piece=4)
+    rng = np.random.default_rng(5)
+    texts = [f"{'word ' * int(rng.integers(1, 40))}{i}" for i in range(30)]
+    vectors = await model.embed(texts)
+    assert vectors[:, 0].tolist() == [float(i) for i in range(30)]  # each text's own vector, in order
+    lengths = [len(t) for call in inner.calls for t in call]
+    assert lengths == sorted(lengths)  # shortest first: each piece pads little
+    assert [len(c) for c in inner.calls] == [4] * 7 + [2]
