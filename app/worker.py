@@ -31,7 +31,7 @@ from app.facts.reconcile import Thresholds
 from app.facts.tasks import EmbedFacts, Extract
 from app.indexing.sentence_tasks import KIND as SENTENCES
 from app.indexing.sentence_tasks import EmbedSentences
-from app.indexing.tasks import LAG, EmbedMessages
+from app.indexing.tasks import LAG, EmbedMessages, behind_seconds
 from app.jobs import sweeps
 from app.jobs.cpu import CpuPool
 from app.jobs.due import SummaryPolicy
@@ -119,7 +119,12 @@ class Worker:
         # embeddings come first, their sentences' next (they refine search; the steps after them
         # derive new memory); those two are the only steps of the other lanes, so both pipeline.
         self.steps: list[Step[Any, Any]] = [
-            EmbedMessages(embedder=model.urgent, batch_size=batch, sentences=settings.index_sentences),
+            EmbedMessages(
+                embedder=model.urgent,
+                batch_size=batch,
+                sentences=settings.index_sentences,
+                behind=behind_seconds(settings.worker_poll_seconds),
+            ),
             # The sentences a backlog left for later, after every message's own vector; whole
             # calls, as the messages' (app/indexing/sentence_tasks.py).
             EmbedSentences(embedder=model.urgent, batch_size=batch),

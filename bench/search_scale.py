@@ -438,7 +438,8 @@ async def load(
             "pg_size_pretty(coalesce(pg_relation_size((SELECT indexrelid FROM pg_index "
             "WHERE indexrelid = 'ix_messages_embedding_hnsw'::regclass)), 0)) AS hnsw, "
             "pg_size_pretty(pg_total_relation_size((SELECT reltoastrelid FROM pg_class "
-            "WHERE relname = 'messages'))) AS toast"
+            "WHERE relname = 'messages'))) AS toast, "
+            "pg_size_pretty(pg_total_relation_size('message_sentences')) AS sentences"
         )
         report["sizes"] = dict(sizes)
     finally:

@@ -10,8 +10,9 @@ comes after the embedding step in the worker's priority order), so a burst of ne
 becomes searchable at the model's rate for one text a message, and the sentences follow when the
 burst is through. Its calls are urgent on the model like the messages' (taken whole, not in
 pieces: a piece per turn cost it ~15 % of its rate), so a new message may wait for one of them.
-A failed call is retried with the derived work's backoff, never given up: the message keeps
-its own vector meanwhile.
+A failed call is retried with the derived work's backoff: an outage for as long as it lasts, an
+input the model rejects up to ENGRAM_WORKER_MAX_ATTEMPTS, then dropped (the message keeps ranking
+by its own vector, and no search waits on it).
 
 The queue is `message_sentences` (`due_at` set), claimed fairly across tenants and users
 (app/indexing/fair_claim.py).
@@ -23,6 +24,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import structlog
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -33,8 +35,10 @@ from app.indexing.contents import readable
 from app.indexing.fair_claim import FairQueue
 from app.jobs.fair import Rotation
 from app.jobs.retry import RetryPolicy, next_try
+from app.jobs.runner import is_outage
 
 KIND = "embed_sentences"
+_log = structlog.get_logger("engram.jobs")
 
 QUEUE = FairQueue(table="message_sentences", due="{m}due_at <= now()", order="due_at", cols="message_id")
 # Searchable messages of a scope (`owner`: its tenant, user and session conditions, as the
@@ -62,10 +66,16 @@ _STORE = text(
     "UPDATE message_sentences s SET vecs = v.vecs, due_at = NULL, attempts = 0 "
     "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS bytea[])) AS v(id, vecs) WHERE s.message_id = v.id"
 )
-# Never given up (no failed state): the backoff grows to its cap and stays there.
+# An outage is retried for as long as it lasts (the backoff grows to its cap and stays there):
+# sentences are never lost to one. An input the model rejects is retried up to the derived work's
+# attempts, then dropped: the message keeps ranking by its whole vector, and no scope waits on it.
 _FAIL = text(
     f"UPDATE message_sentences SET attempts = attempts + 1, due_at = {next_try('least(attempts, 30)')} "
-    "WHERE message_id = ANY(CAST(:ids AS uuid[]))"
+    "WHERE message_id = ANY(CAST(:ids AS uuid[])) "
+    "AND (CAST(:outage AS boolean) OR attempts + 1 < :max)"
+)
+_GIVE_UP = text(
+    "DELETE FROM message_sentences WHERE message_id = ANY(CAST(:ids AS uuid[])) AND attempts + 1 >= :max"
 )
 
 
@@ -135,7 +145,10 @@ class EmbedSentences:
     async def fail(
         self, conn: AsyncConnection, failed: Sequence[Sentences], error: str, retry: RetryPolicy
     ) -> None:
-        params = retry.params()
-        await conn.execute(
-            _FAIL, {"ids": [i.message_id for i in failed], "base": params["base"], "cap": params["cap"]}
-        )
+        ids = [i.message_id for i in failed]
+        outage = is_outage(error)
+        if not outage:
+            gone = await conn.execute(_GIVE_UP, {"ids": ids, "max": retry.max_attempts})
+            if gone.rowcount:
+                _log.warning("sentence vectors given up", messages=gone.rowcount, error=error)
+        await conn.execute(_FAIL, {"ids": ids, "outage": outage, **retry.params()})

@@ -43,9 +43,16 @@ QUEUE = FairQueue(
     "extract(epoch FROM clock_timestamp() - embed_after) AS waited",
 )
 # A claim whose oldest message has waited this long (or a full claim) is behind: its messages'
-# sentences are left to the sentence step, so the messages' own wait stops growing. Twice the
-# poll interval without Redis, so polling alone never counts as behind.
+# sentences are left to the sentence step, so the messages' own wait stops growing. At least
+# twice the poll interval (`behind_seconds`), so polling alone never counts as behind.
 BEHIND_SECONDS = 0.5
+
+
+def behind_seconds(poll_seconds: float) -> float:
+    """How long a claimed message may have waited before the worker counts as behind."""
+    return max(BEHIND_SECONDS, 2 * poll_seconds)
+
+
 _DUE = QUEUE.due.format(m="")
 # How long the oldest due pending message has waited: since it was written (appended, edited or
 # imported) or its retry came due. Not its age: an imported message from last year waits seconds.
@@ -95,23 +102,26 @@ class Embedded:
 class EmbedMessages:
     kind = KIND
 
-    def __init__(self, *, embedder: Embedder, batch_size: int, sentences: bool = True) -> None:
+    def __init__(
+        self, *, embedder: Embedder, batch_size: int, sentences: bool = True, behind: float = BEHIND_SECONDS
+    ) -> None:
         self.embedder = embedder
         self.limit = batch_size
         self.sentences = sentences  # ENGRAM_INDEX_SENTENCES
+        self.behind = behind  # behind_seconds(ENGRAM_WORKER_POLL_SECONDS)
         self.rotation = Rotation()
 
     async def claim(self, conn: AsyncConnection) -> list[Pending]:
         """A fair batch (app.indexing.fair_claim); what is embedded is the text a reader sees
         (speaker and content), not the content alone. A full claim, or one whose oldest message
-        has waited BEHIND_SECONDS, means the worker is behind: the sentences are left to the
+        has waited `behind` seconds, means the worker is behind: the sentences are left to the
         sentence step, so the backlog becomes searchable at the model's rate for one text a
         message; otherwise they come in the same call."""
         rows = await QUEUE.claim(conn, self.rotation, self.limit)
         opened, unreadable = readable(rows)
         if unreadable:
             await conn.execute(_UNREADABLE, {"ids": unreadable, "err": UNREADABLE})
-        backlog = len(rows) >= self.limit or max((r.waited for r in rows), default=0) >= BEHIND_SECONDS
+        backlog = len(rows) >= self.limit or max((r.waited for r in rows), default=0) >= self.behind
         pending = []
         for r, content in opened:
             texts = tuple(message_sentences(name=r.name, content=content)) if self.sentences else ()

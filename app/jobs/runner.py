@@ -44,6 +44,12 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
 
 
+def is_outage(error: str) -> bool:
+    """Whether an error `describe`d and passed to a step's `fail` was an outage (the whole call
+    failed on the service) rather than an input the model rejects."""
+    return error.startswith(tuple(f"{kind.__name__}: " for kind in OUTAGES))
+
+
 def cause(item: object) -> str | None:
     """The W3C traceparent an item was written under (`trace_parent`, stored with the work), if any."""
     found = getattr(item, "trace_parent", None)

@@ -411,7 +411,7 @@ FACT_SPANS = text(
 
 def pending_query(scope: Scope) -> TextClause:
     """Messages of the scope still waiting for their embedding (failed ones never will), or for
-    their sentences' vectors (app/indexing/sentence_tasks.py, never given up)."""
+    their sentences' vectors (app/indexing/sentence_tasks.py)."""
     return text(
         f"SELECT (SELECT count(*) FROM messages WHERE {scope.owner_where} AND embed_status = 'pending') "
         f"+ ({REFINING.format(owner=scope.owner_where)})"

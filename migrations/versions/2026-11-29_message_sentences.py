@@ -77,4 +77,9 @@ def downgrade() -> None:
         "UPDATE messages m SET sentence_vecs = s.vecs FROM message_sentences s "
         "WHERE s.message_id = m.message_id AND s.vecs IS NOT NULL"
     )
+    # Sentences still queued: the older worker makes them only with the message's own vector.
+    op.execute(
+        "UPDATE messages m SET embed_status = 'pending', embed_after = now() FROM message_sentences s "
+        "WHERE s.message_id = m.message_id AND s.due_at IS NOT NULL"
+    )
     op.drop_table("message_sentences")

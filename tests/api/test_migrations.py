@@ -88,3 +88,61 @@ async def test_upgrade_is_idempotent_and_dimension_is_a_setting(pg: EmbeddedPost
         ).scalar()
     await engine.dispose()
     assert dim == "vector(768)"
+
+
+async def test_the_sentence_table_migration_moves_vectors_and_gives_queued_work_back(
+    pg: EmbeddedPostgres,
+) -> None:
+    """0018 moves the sentence vectors into message_sentences; its downgrade moves them back and
+    marks pending the messages whose sentences were still queued (the older worker makes them
+    only with the message's own vector), so none is left neither made nor queued."""
+    from alembic import command
+
+    url = await create_database(pg, migrate=False)
+    await upgrade(url, 384, revision="0017_user_terms")
+    engine = create_async_engine(async_url(url))
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(text("INSERT INTO tenants (tenant_id) VALUES ('t')"))
+            await conn.execute(text("INSERT INTO users (tenant_id, user_id) VALUES ('t', 'u')"))
+            await conn.execute(
+                text("INSERT INTO sessions (tenant_id, session_id, user_id) VALUES ('t', 's', 'u')")
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO messages (message_id, tenant_id, session_id, user_id, seq, role, content, "
+                    "token_count, embed_status, sentence_vecs) SELECT gen_random_uuid(), 't', 's', 'u', g, "
+                    "'user', 'turn ' || g, 2, 'done', CASE WHEN g < 3 THEN '\\x0102'::bytea END "
+                    "FROM generate_series(1, 3) g"
+                )
+            )
+        await upgrade(url, 384)
+        async with engine.begin() as conn:
+            moved = (
+                await conn.execute(text("SELECT count(*) FROM message_sentences WHERE vecs IS NOT NULL"))
+            ).scalar()
+            assert moved == 2
+            # A third message's sentences queued when the downgrade comes.
+            await conn.execute(
+                text(
+                    "INSERT INTO message_sentences (message_id, tenant_id, user_id, session_id, due_at) "
+                    "SELECT message_id, tenant_id, user_id, session_id, now() FROM messages WHERE seq = 3"
+                )
+            )
+
+        def down(conn: Connection) -> None:
+            cfg = alembic_config(url, 384)
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0017_user_terms")
+
+        async with engine.begin() as conn:
+            await conn.run_sync(down)
+        async with engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    text("SELECT seq, sentence_vecs IS NOT NULL, embed_status FROM messages ORDER BY seq")
+                )
+            ).all()
+        assert [tuple(r) for r in rows] == [(1, True, "done"), (2, True, "done"), (3, False, "pending")]
+    finally:
+        await engine.dispose()

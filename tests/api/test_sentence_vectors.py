@@ -179,6 +179,33 @@ async def test_a_failed_sentence_call_is_retried_and_never_fails_the_message(
     assert await fetch(engine, "SELECT attempts, due_at FROM message_sentences") == [(0, None)]
 
 
+async def test_sentences_the_model_rejects_are_dropped_after_the_last_attempt(
+    client: httpx.AsyncClient, engine: AsyncEngine, embedder: LocalEmbedder
+) -> None:
+    """Unlike an outage, an input the model keeps rejecting is not retried for ever: after the
+    derived work's attempts its sentences go, the message keeps its own vector, and no search
+    waits on it."""
+    await _append(client, LONG)
+    runner = StepRunner(engine=engine, retry=POLICY)
+    await runner.run(EmbedMessages(embedder=embedder, batch_size=1))  # full: its sentences queued
+
+    class _Rejecting(_Counting):
+        async def embed(self, texts: Sequence[str]) -> Vectors:
+            raise ValueError("the model rejects this input")
+
+    step = EmbedSentences(embedder=_Rejecting(embedder), batch_size=16)
+    for attempt in range(1, POLICY.max_attempts + 1):
+        await _run(engine, "UPDATE message_sentences SET due_at = now()")
+        assert (await runner.run(step)).failed == 1
+        left = await fetch(engine, "SELECT attempts FROM message_sentences")
+        assert left == ([(attempt,)] if attempt < POLICY.max_attempts else []), (attempt, left)
+    r = await client.post(
+        "/v1/search", json={"query": "cello", "user_id": "sam", "wait_for_indexing_ms": 5000}
+    )
+    assert r.json()["indexing"] == {"pending": 0, "refining": 0, "complete": True}
+    assert r.json()["results"][0]["content"] == LONG
+
+
 async def test_an_edit_drops_the_old_sentences_and_the_worker_makes_new_ones(
     client: httpx.AsyncClient, engine: AsyncEngine, embedder: LocalEmbedder
 ) -> None:
