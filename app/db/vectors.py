@@ -8,7 +8,7 @@ way: printing 384 floats and parsing them back cost more than the query around t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,17 @@ def pack_vectors(vectors: NDArray[np.float32]) -> bytes:
     Half of float32's bytes; the cosine it gives differs by about 1e-3, far below what ranks turns
     apart (LoCoMo's replay ranks the same with either: docs/benchmarks.md, issue 11 round 4)."""
     return np.ascontiguousarray(vectors, dtype="<f2").tobytes()
+
+
+def pack_many(vectors: NDArray[np.float32], counts: Sequence[int]) -> list[bytes | None]:
+    """Consecutive runs of `vectors`, `counts[i]` rows for row i, each `pack_vectors`'d (None for
+    a run of none): the inverse of `unpack_many`."""
+    out: list[bytes | None] = []
+    at = 0
+    for k in counts:
+        out.append(pack_vectors(vectors[at : at + k]) if k else None)
+        at += k
+    return out
 
 
 def unpack_vectors(value: bytes, dim: int) -> NDArray[np.float32]:

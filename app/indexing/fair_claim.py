@@ -10,10 +10,9 @@ on (tenant_id, user_id, <order>) of its due rows that the rotation probes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Row, TextClause, text
+from sqlalchemy import Row, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.jobs.fair import TENANTS_PER_CLAIM, USERS_PER_TENANT, Rotation
@@ -41,26 +40,18 @@ def _rotation(probe: str, name: str, col: str, scope: str, after: str, limit: st
     )
 
 
-@dataclass(frozen=True)
 class FairQueue:
     """The three statements of a fair claim from `table`: who has due work (`due`, a condition
-    on the table's columns; `{m}` stands for the alias prefix), each owner's share oldest first
-    by `order`, then the oldest of the rest. `cols` are the columns a claim returns."""
+    on the table's columns, for rows aliased `m` or not: `{m}` stands for the prefix), each
+    owner's share oldest first by `order`, then the oldest of the rest. `cols` are the columns a
+    claim returns. `due_sql` is the condition on the unaliased table (for counts and lags)."""
 
-    table: str
-    due: str
-    order: str
-    cols: str
-    owners: TextClause = field(init=False)
-    shares: TextClause = field(init=False)
-    rest: TextClause = field(init=False)
-
-    def __post_init__(self) -> None:
-        due_m, due = self.due.format(m="m."), self.due.format(m="")
-        probe = f"FROM {self.table} m WHERE {due_m}"
+    def __init__(self, *, table: str, due: str, order: str, cols: str) -> None:
+        self.due_sql = due.format(m="")
+        probe = f"FROM {table} m WHERE {due.format(m='m.')}"
         # Who has due work, in rotation order: tenants after the last one served, and in each,
         # users after the last one served there.
-        owners = text(
+        self.owners = text(
             "WITH RECURSIVE "
             + _rotation(probe, "tenants", "tenant_id", "true", ":after_tenant", ":tenants")
             + " SELECT t.v AS tenant_id, u.v AS user_id FROM tenants t "
@@ -70,21 +61,18 @@ class FairQueue:
             + _rotation(probe, "users", "user_id", "m.tenant_id = t.v", "coalesce(c.u, '')", ":users")
             + " SELECT n, v, lap FROM users) u ORDER BY t.lap, t.n, u.lap, u.n"
         )
-        shares = text(
+        self.shares = text(
             "SELECT m.* FROM unnest(CAST(:tenant_ids AS text[]), CAST(:user_ids AS text[]), "
             "CAST(:shares AS int[])) AS o(t, u, q) "
-            f"CROSS JOIN LATERAL (SELECT {self.cols} FROM {self.table} "
-            f"WHERE tenant_id = o.t AND user_id = o.u AND {due} "
-            f"ORDER BY {self.order} LIMIT o.q FOR UPDATE SKIP LOCKED) m"
+            f"CROSS JOIN LATERAL (SELECT {cols} FROM {table} "
+            f"WHERE tenant_id = o.t AND user_id = o.u AND {self.due_sql} "
+            f"ORDER BY {order} LIMIT o.q FOR UPDATE SKIP LOCKED) m"
         )
-        rest = text(
-            f"SELECT {self.cols} FROM {self.table} WHERE {due} "
+        self.rest = text(
+            f"SELECT {cols} FROM {table} WHERE {self.due_sql} "
             "AND NOT (message_id = ANY(CAST(:taken AS uuid[]))) "
-            f"ORDER BY {self.order} LIMIT :n FOR UPDATE SKIP LOCKED"
+            f"ORDER BY {order} LIMIT :n FOR UPDATE SKIP LOCKED"
         )
-        object.__setattr__(self, "owners", owners)
-        object.__setattr__(self, "shares", shares)
-        object.__setattr__(self, "rest", rest)
 
     async def claim(self, conn: AsyncConnection, rotation: Rotation, limit: int) -> list[Row[Any]]:
         """Up to `limit` due rows, locked: the slots shared across the tenants with due work, then

@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app.ai.embedder import Embedder
 from app.db.index_text import message_sentences
-from app.db.vectors import pack_vectors
+from app.db.vectors import pack_many
 from app.indexing.contents import readable
 from app.indexing.fair_claim import FairQueue
 from app.jobs.fair import Rotation
@@ -62,10 +62,6 @@ _KEEP = text(
     "ON CONFLICT (message_id) DO UPDATE SET vecs = EXCLUDED.vecs, due_at = NULL, attempts = 0"
 )
 _FORGET = text("DELETE FROM message_sentences WHERE message_id = ANY(CAST(:ids AS uuid[]))")
-_STORE = text(
-    "UPDATE message_sentences s SET vecs = v.vecs, due_at = NULL, attempts = 0 "
-    "FROM unnest(CAST(:ids AS uuid[]), CAST(:vecs AS bytea[])) AS v(id, vecs) WHERE s.message_id = v.id"
-)
 # An outage is retried for as long as it lasts (the backoff grows to its cap and stays there):
 # sentences are never lost to one. An input the model rejects is retried up to the derived work's
 # attempts, then dropped: the message keeps ranking by its whole vector, and no scope waits on it.
@@ -86,7 +82,8 @@ async def queue(conn: AsyncConnection, message_ids: Sequence[uuid.UUID]) -> None
 
 
 async def keep(conn: AsyncConnection, made: Sequence[tuple[uuid.UUID, bytes]]) -> None:
-    """Store the sentence vectors of messages just embedded with them (in the same transaction)."""
+    """Store the sentence vectors of messages just embedded (with the messages, or queued and made
+    now), done with their queue row."""
     if made:
         await conn.execute(_KEEP, {"ids": [m for m, _ in made], "vecs": [v for _, v in made]})
 
@@ -128,18 +125,10 @@ class EmbedSentences:
     async def call(self, items: Sequence[Sentences]) -> list[bytes | None]:
         """Every item's sentences in one model call; None for an item that has none (any more)."""
         vecs = await self.embedder.embed([t for i in items for t in i.texts])
-        out: list[bytes | None] = []
-        at = 0
-        for item in items:
-            k = len(item.texts)
-            out.append(pack_vectors(vecs[at : at + k]) if k else None)
-            at += k
-        return out
+        return pack_many(vecs, [len(i.texts) for i in items])
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Sentences, bytes | None]]) -> None:
-        made = [(i.message_id, v) for i, v in done if v is not None]
-        if made:
-            await conn.execute(_STORE, {"ids": [m for m, _ in made], "vecs": [v for _, v in made]})
+        await keep(conn, [(i.message_id, v) for i, v in done if v is not None])
         await forget(conn, [i.message_id for i, v in done if v is None])
 
     async def fail(

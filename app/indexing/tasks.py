@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from app.ai.embedder import Embedder
 from app.crypto.envelope import UNREADABLE
 from app.db.index_text import message_sentences, message_text
-from app.db.vectors import Vec, as_db_vector, pack_vectors
+from app.db.vectors import Vec, as_db_vector, pack_many
 from app.indexing import sentence_tasks
 from app.indexing.contents import readable
 from app.indexing.fair_claim import FairQueue
@@ -53,7 +53,7 @@ def behind_seconds(poll_seconds: float) -> float:
     return max(BEHIND_SECONDS, 2 * poll_seconds)
 
 
-_DUE = QUEUE.due.format(m="")
+_DUE = QUEUE.due_sql
 # How long the oldest due pending message has waited: since it was written (appended, edited or
 # imported) or its retry came due. Not its age: an imported message from last year waits seconds.
 LAG = f"coalesce(extract(epoch FROM now() - min(embed_after) FILTER (WHERE {_DUE})), 0)"
@@ -141,12 +141,8 @@ class EmbedMessages:
         """The messages' texts and the sentences embedded now, in one model call."""
         texts = [i.content for i in items] + [s for i in items for s in i.sentences]
         vecs = await self.embedder.embed(texts)
-        out, at = [], len(items)
-        for n, item in enumerate(items):
-            k = len(item.sentences)
-            out.append(Embedded(as_db_vector(vecs[n]), pack_vectors(vecs[at : at + k]) if k else None))
-            at += k
-        return out
+        sentences = pack_many(vecs[len(items) :], [len(i.sentences) for i in items])
+        return [Embedded(as_db_vector(v), p) for v, p in zip(vecs[: len(items)], sentences, strict=True)]
 
     async def store(self, conn: AsyncConnection, done: Sequence[tuple[Pending, Embedded]]) -> None:
         """The vectors (searchable from this commit) and the sentences' (made now, or queued);

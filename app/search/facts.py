@@ -7,7 +7,7 @@ embedded yet is found by its words only. Scores are on the scale of messages, as
 weighted by each query lexeme's IDF over the scope's messages, so the kinds rank together.
 
 A user holds few facts, so a user's (or a session's) facts are searched exactly, and their words
-tested row by row (app/search/sql.keyword_hits); a search over a whole tenant with more than
+tested row by row (app/search/sql.keyword_ctes); a search over a whole tenant with more than
 ENGRAM_SEARCH_EXACT_MAX_ROWS current facts takes the HNSW index (and past SCAN_MAX_ROWS, or
 uncounted in keyword mode, the full-text index).
 """
@@ -123,16 +123,12 @@ SELECT {names}, keyword{extra} FROM hits ORDER BY keyword DESC, created_at, fact
 def keyword_query(scope: Scope, with_vectors: bool, with_semantic: bool, *, scan: bool = False) -> TextClause:
     """Like messages' keyword query, the weights counted over the scope's messages; a fact not yet
     embedded has no cosine (NULL), so hybrid scores it by its words alone. `scan`: the scope is
-    known small, its facts are tested one by one (q.keyword_hits)."""
+    known small, its facts are tested one by one (q.keyword_ctes)."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = (
-        q.WEIGHTS_SQL.format(owner=scope.weights)
-        + ", "
-        + q.keyword_hits("facts", COLS, scope.where, "valid_from, fact_id", scan=scan)
-        + _KEYWORD_TAIL.format(names=NAMES, extra=extra)
-    )
+    words = q.keyword_ctes(scope.weights, "facts", COLS, scope.where, "valid_from, fact_id", scan=scan)
+    sql = f"\nWITH {words}" + _KEYWORD_TAIL.format(names=NAMES, extra=extra)
     return q.bind(sql, scope)
 
 
@@ -161,7 +157,7 @@ async def candidates(
     semantic: list[dict[str, Any]] = []
     keyword: list[dict[str, Any]] = []
     # A user's (or a session's) facts are few: read whole, by meaning and by words (their rows
-    # tested one by one, never the table's full-text index: q.keyword_hits). A tenant's are
+    # tested one by one, never the table's full-text index: q.keyword_ctes). A tenant's are
     # counted for the search by meaning, as far as the exact limit; keyword mode does not count.
     size: int | None = None
     if not scope.narrow and req.mode is not Mode.keyword:

@@ -275,10 +275,9 @@ KEPT_WEIGHTS_CTES = (
         "WHERE k.tenant_id = :t AND k.user_id = :u AND k.lexeme = t.lexeme",
     )
 )
-WEIGHTS_SQL = "\nWITH " + WEIGHTS_CTES
 
 # The same weights score summaries and facts too (app/search/summaries.py, facts.py), so a word
-# counts alike in every kind; `keyword_hits` is the one `hits` CTE of the three.
+# counts alike in every kind; `keyword_ctes` builds the one `hits` CTE of the three.
 _KEYWORD_HITS = """hits AS MATERIALIZED (
   SELECT {cols}, embedding,
     (SELECT sum(w.idf) FROM weighted w WHERE content_tsv @@ w.tq) / NULLIF(q.idf, 0) AS keyword
@@ -301,13 +300,20 @@ def _match(scan: bool) -> str:
     return "ts_match_vq(content_tsv, q.query)" if scan else "content_tsv @@ q.query"
 
 
-def keyword_hits(table: str, cols: str, where: str, order: str, *, scan: bool) -> str:
-    """The `hits` CTE (after the weights' CTEs): the top :n rows of `table` in scope (`where`)
+def keyword_ctes(
+    owner: str, table: str, cols: str, where: str, order: str, *, scan: bool, kept: bool = False
+) -> str:
+    """The query's word weights over the scope's messages (`owner`; with `kept`, from the user's
+    kept document frequencies) and the `hits` CTE: the top :n rows of `table` in scope (`where`)
     holding any drawing lexeme, with their `keyword` relevance, ties broken by `order`. `scan`: the
-    scope is known small (at most SCAN_MAX_ROWS rows), its rows are tested one by one."""
-    return _KEYWORD_HITS.format(table=table, cols=cols, where=where, order=order, match=_match(scan))
+    scope is known small (at most SCAN_MAX_ROWS rows), its rows are tested one by one. Every kind's
+    keyword statement starts with these (messages, facts, summaries)."""
+    weights = (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=owner)
+    hits = _KEYWORD_HITS.format(table=table, cols=cols, where=where, order=order, match=_match(scan))
+    return f"{weights}, {hits}"
 
 
+_ORDER = "seq, session_id"  # a message hit's order among equal scores
 _KEYWORD_TAIL = """
 SELECT {cols}, keyword{extra} FROM hits ORDER BY keyword DESC, seq, session_id
 """
@@ -322,13 +328,8 @@ def keyword_query(
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = (
-        "\nWITH "
-        + (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=scope.owner_where)
-        + ", "
-        + keyword_hits("messages", RANK_COLS, scope.where, "seq, session_id", scan=scan)
-        + _KEYWORD_TAIL.format(cols=RANK_COLS, extra=extra)
-    )
+    words = keyword_ctes(scope.owner_where, "messages", RANK_COLS, scope.where, _ORDER, scan=scan, kept=kept)
+    sql = f"\nWITH {words}" + _KEYWORD_TAIL.format(cols=RANK_COLS, extra=extra)
     return bind(sql, scope)
 
 
@@ -347,9 +348,7 @@ def hybrid_query(
     near = _exact_ctes(scope, with_vectors) if exact else _ann_ctes(scope, with_vectors)
     cosine = "1 - (embedding <=> CAST(:q AS vector))" if weighted else "CAST(NULL AS double precision)"
     words = (
-        (KEPT_WEIGHTS_CTES if kept else WEIGHTS_CTES).format(owner=scope.owner_where)
-        + ", "
-        + keyword_hits("messages", RANK_COLS, scope.where, "seq, session_id", scan=scan)
+        keyword_ctes(scope.owner_where, "messages", RANK_COLS, scope.where, _ORDER, scan=scan, kept=kept)
         + f""", kw AS MATERIALIZED (
   SELECT {RANK_COLS}, {cosine} AS semantic, keyword{vec} FROM hits ORDER BY keyword DESC, seq, session_id
 )"""

@@ -36,7 +36,7 @@ def build_scope(tenant_id: str, req: SearchRequest) -> q.Scope | None:
     # A user's summaries are few (one per summary step of a session, a step standing for up to
     # ~16 messages by default: some 6k for a 100k-message user), and the search by meaning reads
     # every one already (no vector index on summaries): their words are tested row by row too
-    # (q.keyword_hits), as a session's. A tenant's are not counted and keep the full-text index.
+    # (q.keyword_ctes), as a session's. A tenant's are not counted and keep the full-text index.
     s.narrow = s.narrow or req.user_id is not None
     if f.metadata:
         s.filters.append(f"{METADATA} @> :meta")
@@ -69,16 +69,12 @@ def keyword_query(
     scope: q.Scope, with_vectors: bool, with_semantic: bool, *, scan: bool = False
 ) -> TextClause:
     """Like messages' keyword query: the weights come from the scope's messages (`owner`). `scan`:
-    the scope is known small, its summaries are tested one by one (q.keyword_hits)."""
+    the scope is known small, its summaries are tested one by one (q.keyword_ctes)."""
     extra = ", 1 - (embedding <=> CAST(:q AS vector)) AS semantic" if with_semantic else ""
     if with_vectors:
         extra += ", embedding AS vec"
-    sql = (
-        q.WEIGHTS_SQL.format(owner=scope.owner_where)
-        + ", "
-        + q.keyword_hits("summaries", COLS, scope.where, "to_seq, session_id", scan=scan)
-        + _KEYWORD_TAIL.format(names=NAMES, extra=extra)
-    )
+    words = q.keyword_ctes(scope.owner_where, "summaries", COLS, scope.where, "to_seq, session_id", scan=scan)
+    sql = f"\nWITH {words}" + _KEYWORD_TAIL.format(names=NAMES, extra=extra)
     return q.bind(sql, scope)
 
 
