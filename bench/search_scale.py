@@ -372,6 +372,14 @@ async def load(
         )
         for ix in indexes:
             await db.execute(f'DROP INDEX "{ix["indexname"]}"')
+        # Tables pointing at messages (message_sentences) hold the primary key: their keys go
+        # while the rows are copied and come back after it.
+        foreign = await db.fetch(
+            "SELECT conrelid::regclass::text AS tab, conname, pg_get_constraintdef(oid) AS def "
+            "FROM pg_constraint WHERE contype = 'f' AND confrelid = 'messages'::regclass"
+        )
+        for fk in foreign:
+            await db.execute(f'ALTER TABLE {fk["tab"]} DROP CONSTRAINT "{fk["conname"]}"')
         await db.execute("ALTER TABLE messages DROP CONSTRAINT pk_messages")
         # users and sessions
         t0 = time.perf_counter()
@@ -412,6 +420,8 @@ async def load(
         steps["vacuum_analyze_s"] = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         await db.execute("ALTER TABLE messages ADD CONSTRAINT pk_messages PRIMARY KEY (message_id)")
+        for fk in foreign:
+            await db.execute(f'ALTER TABLE {fk["tab"]} ADD CONSTRAINT "{fk["conname"]}" {fk["def"]}')
         steps["index pk_messages_s"] = round(time.perf_counter() - t0, 1)
         await db.execute(f"SET maintenance_work_mem = '{args.mwm}'")
         await db.execute("SET max_parallel_maintenance_workers = 1")
