@@ -36,7 +36,14 @@ Before the queries, the worker's sweep of the largest users' own indexes runs as
 settings say (app/search/user_indexes.py; ENGRAM_SEARCH_USER_INDEX_MIN_ROWS and
 ENGRAM_SEARCH_USER_INDEXES, whose 0 drops them), timed, with the keyword document frequencies it
 keeps for those users (app/search/user_terms.py); the servers it starts get the same settings.
-The service profile also gives each CTE's time under EXPLAIN ANALYZE (`explain_cte_ms`).
+The service profile also gives each CTE's time under EXPLAIN ANALYZE (`explain_cte_ms`) and each
+statement's planning time (`explain_planning_ms`: a search plans its statements on every execution).
+
+Load generator (`--client`): `wrk` (C, a generated Lua script cycling through the query bodies)
+when it is on PATH, else httpx in this process. httpx spends about 1 ms of CPU per request, on
+the same 2 cores as the API and PostgreSQL, which caps what c16 can show; wrk ~0.05 ms. With wrk
+the answers are not read, so `full_limit_share` is not checked (None). `--api-workers` sets the
+real server's API processes (ENGRAM_WORKERS; the production shape runs 2).
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -325,23 +333,25 @@ PG_SETTINGS = {
 }
 
 
-async def configure(url: str) -> None:
+async def configure(url: str, shared_buffers: str) -> None:
     db = await asyncpg.connect(url)
     try:
-        for k, v in PG_SETTINGS.items():
+        for k, v in {**PG_SETTINGS, "shared_buffers": shared_buffers}.items():
             await db.execute(f"ALTER SYSTEM SET {k} = '{v}'")
     finally:
         await db.close()
 
 
 @contextlib.contextmanager
-def postgres(pg_dir: Path | None) -> Iterator[tuple[str, int, Path]]:
+def postgres(
+    pg_dir: Path | None, shared_buffers: str = PG_SETTINGS["shared_buffers"]
+) -> Iterator[tuple[str, int, Path]]:
     """A running embedded PostgreSQL configured for the benchmark (restarted once to apply)."""
     with contextlib.ExitStack() as stack:
         if pg_dir is None:
             pg_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="engram-scale-")))
         pg = start_embedded(pg_dir)
-        asyncio.run(configure(pg.url))
+        asyncio.run(configure(pg.url, shared_buffers))
         pg.stop()
         pg = start_embedded(pg_dir)
         try:
@@ -622,6 +632,33 @@ async def drive(
     }
 
 
+WRK_ERRORS = ("connect", "read", "write", "status", "timeout")
+
+
+async def drive_wrk(
+    base: str, queries: list[tuple[str, str]], concurrency: int, seconds: float, limit: int, work: Path
+) -> dict[str, Any]:
+    """Closed loop as `drive`, with wrk as the client: its connections send the queries' bodies in turn."""
+    from bench.append import run_wrk, write_lua
+
+    threads = min(2, concurrency)
+    script = work / f"search-{uuid.uuid4().hex[:8]}.lua"
+    bodies = [json.dumps(body(q, u, limit)).encode() for q, u in queries[:1000]]
+    write_lua(script, ["/v1/search"], bodies, threads)
+    await run_wrk(base, script, threads, concurrency, 2)  # warm-up
+    res = await run_wrk(base, script, threads, concurrency, seconds)
+    script.unlink()
+    errors = int(sum(res[k] for k in WRK_ERRORS))
+    return {
+        "latency_ms": {k: round(res[k] / 1000, 2) for k in ("p50", "p95", "p99", "max", "mean")},
+        "qps": round((res["requests"] - res["status"]) / (res["duration_us"] / 1e6), 1),
+        "errors": errors,
+        "error_samples": [f"{k}: {int(res[k])}" for k in WRK_ERRORS if res[k]],
+        "full_limit_share": None,  # wrk does not read the answers
+        "client": "wrk",
+    }
+
+
 async def matching_rows(url: str, users: list[str]) -> dict[str, int]:
     """How many messages of each user pass the benchmark's filter (role = user)."""
     db = await asyncpg.connect(url)
@@ -749,6 +786,7 @@ async def service_profile(
     totals: list[float] = []
     stmt_ms: dict[str, list[float]] = {}
     exec_ms: dict[str, list[float]] = {}
+    plan_ms: dict[str, list[float]] = {}
     plans: dict[str, int] = {}
     cte_ms: dict[str, list[float]] = {}
     try:
@@ -788,6 +826,7 @@ async def service_profile(
                     plan = res.scalar_one()
                     top = (plan if isinstance(plan, list) else json.loads(plan))[0]
                     exec_ms.setdefault(label, []).append(float(top["Execution Time"]))
+                    plan_ms.setdefault(label, []).append(float(top["Planning Time"]))
                     for cte, ms in _cte_ms(top["Plan"]).items():
                         cte_ms.setdefault(f"{label}: {cte}", []).append(ms)
                     key = f"{label}: {'+'.join(sorted(_index_names(top['Plan']))) or 'no index'}"
@@ -799,6 +838,8 @@ async def service_profile(
         "service_ms": pct(totals),
         "statement_wall_ms": {k: pct(v) for k, v in stmt_ms.items()},
         "explain_execution_ms": {k: pct(v) for k, v in exec_ms.items()},
+        # a plan per execution (app/search/sql.opening_query): its planning is paid on every search
+        "explain_planning_ms": {k: pct(v) for k, v in plan_ms.items()},
         # each CTE's own time under EXPLAIN ANALYZE: `weighted` is the keyword weights (with the
         # sample it reads), `hits` the keyword candidates, `sem` the semantic list
         "explain_cte_ms": {k: pct(v) for k, v in sorted(cte_ms.items())},
@@ -851,12 +892,15 @@ def query_phase(
         out["tiers"][t] = {"service": prof}
         say(f"  {t}: {json.dumps(prof)}")
     servers = {
-        "real": ([str(ENGRAM), "serve"], "api-real.log"),
+        "real": ([str(ENGRAM), "serve", "--workers", str(args.api_workers)], "api-real.log"),
         "lookup": (
             [sys.executable, "-m", "bench.search_scale", "stub", "--vectors", str(vec_file)],
             "api-lookup.log",
         ),
     }
+    wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk") is not None)
+    out["client"] = "wrk" if wrk else "httpx"
+    out["api_workers"] = args.api_workers
     for rep in range(args.repeat):
         for kind, (cmd, log) in servers.items():
             port = free_port()
@@ -871,7 +915,11 @@ def query_phase(
                         }
                         t0 = time.perf_counter()
                         load = loadavg()
-                        r = asyncio.run(drive(base, sets[t], c, args.seconds, args.limit, matching))
+                        r = asyncio.run(
+                            drive_wrk(base, sets[t], c, args.seconds, args.limit, work)
+                            if wrk
+                            else drive(base, sets[t], c, args.seconds, args.limit, matching)
+                        )
                         el = time.perf_counter() - t0
                         r["cores"] = {
                             "api": round((sum(cpu_seconds(tree(proc.pid)).values()) - cpu0["api"]) / el, 2),
@@ -883,7 +931,8 @@ def query_phase(
                         say(
                             f"  rep {rep + 1} {kind:<6} {t:<8} c={c:<3} p50 {lat['p50']:6.1f} p95 "
                             f"{lat['p95']:6.1f} p99 {lat['p99']:6.1f} ms  {r['qps']:6.1f} q/s  full "
-                            f"{r['full_limit_share']:.1%}  err {r['errors']}  cores {r['cores']}  load {load}"
+                            f"{_share(r['full_limit_share'])}  err {r['errors']}  cores {r['cores']}  "
+                            f"load {load}"
                         )
             finally:
                 stop(proc)
@@ -944,11 +993,13 @@ async def store_probe(
     from app.db.vectors import as_db_vector
     from app.indexing.tasks import _STORE
 
-    sql = _STORE.text.replace(":ids", "$1").replace(":vecs", "$2").replace(":sents", "$3")
+    sql = _STORE.text.replace(":ids", "$1").replace(":vecs", "$2")
     db = await asyncpg.connect(url)
     await register_vector(db)  # the worker's binary format (app.db.engine)
     out: dict[str, Any] = {"rows": n}
     try:
+        # An earlier probe that stopped half way left its rows: start from none.
+        await db.execute("DELETE FROM sessions WHERE tenant_id = $1 AND session_id = 'probe-s'", TENANT)
         await db.execute(
             "INSERT INTO users (tenant_id, user_id) VALUES ($1, 'probe') ON CONFLICT DO NOTHING", TENANT
         )
@@ -980,7 +1031,7 @@ async def store_probe(
                 for start in range(lo, lo + n, 128):
                     lits = [as_db_vector(vecs[i]) for i in picks[start : start + 128]]
                     t0 = time.perf_counter()
-                    await db.execute(sql, ids[start : start + 128], lits, [None] * len(lits))
+                    await db.execute(sql, ids[start : start + 128], lits)
                     per_row.append((time.perf_counter() - t0) * 1000 / len(lits))
                     if label == "with HNSW":  # one transaction per batch, as the worker does
                         await tx.commit()
@@ -1014,7 +1065,10 @@ def summarize(q: dict[str, Any]) -> list[dict[str, Any]]:
                     **med,
                     "qps": round(statistics.median(r["qps"] for r in runs), 1),
                     "runs_p95": [r["latency_ms"]["p95"] for r in runs],
-                    "full_limit_share": min(r["full_limit_share"] for r in runs),
+                    "full_limit_share": min(
+                        (r["full_limit_share"] for r in runs if r["full_limit_share"] is not None),
+                        default=None,
+                    ),
                     "errors": sum(r["errors"] for r in runs),
                     "cores_api_pg": (
                         round(statistics.median(r["cores"]["api"] for r in runs), 2),
@@ -1024,6 +1078,10 @@ def summarize(q: dict[str, Any]) -> list[dict[str, Any]]:
                 }
             )
     return rows
+
+
+def _share(share: float | None) -> str:
+    return "unread (wrk)" if share is None else f"{share:.0%}"
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -1038,7 +1096,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {r['tier']} | {emb} | {r['concurrency']} | {r['p50']:.1f} | {r['p95']:.1f} | "
             f"{r['p99']:.1f} | "
             f"{r['qps']:.0f} | {', '.join(f'{x:.1f}' for x in r['runs_p95'])} | "
-            f"{r['full_limit_share']:.0%} | {r['cores_api_pg'][0]:.2f}/{r['cores_api_pg'][1]:.2f} | "
+            f"{_share(r['full_limit_share'])} | {r['cores_api_pg'][0]:.2f}/{r['cores_api_pg'][1]:.2f} | "
             f"{min(r['loads']):.2f}-{max(r['loads']):.2f} |"
         )
     return "\n".join(lines)
@@ -1063,6 +1121,16 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             s.add_argument("--seconds", type=float, default=20.0, help="per measured run (default 20)")
             s.add_argument("--repeat", type=int, default=3)
             s.add_argument("--limit", type=int, default=10)
+            s.add_argument(
+                "--client", choices=["auto", "httpx", "wrk"], default="auto", help="auto: wrk when on PATH"
+            )
+            s.add_argument("--api-workers", type=int, default=1, help="the real server's API processes")
+            s.add_argument(
+                "--shared-buffers",
+                default=PG_SETTINGS["shared_buffers"],
+                help="PostgreSQL's shared_buffers (its docs start at 25%% of RAM; at 1M rows the "
+                "database is ~5.4 GB, so 2GB holds only part of what the queries read)",
+            )
         if name == "run":
             s.add_argument("--noise", type=float, default=0.25, help="perturbation of row vectors")
             s.add_argument("--mwm", default="8GB", help="maintenance_work_mem for the index builds")
@@ -1085,6 +1153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "load_at_start": loadavg(),
         "rows": args.rows,
         "pool": args.pool,
+        "shared_buffers": getattr(args, "shared_buffers", None),
     }
     t_all = time.perf_counter()
     try:
@@ -1104,7 +1173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             }
             regular = sorted(c for _, c, t in plan if t == "regular")
             report["users"]["regular"]["median"] = regular[len(regular) // 2]
-            with postgres(args.pg_dir) as (url, pg_pid, pg_dir):
+            with postgres(args.pg_dir, args.shared_buffers) as (url, pg_pid, pg_dir):
                 if args.what == "run":
                     asyncio.run(upgrade(url, DIM))
                     say(f"loading {args.rows:,} rows into {pg_dir}")
