@@ -60,7 +60,18 @@ class Settings(BaseSettings):
         None, description="PostgreSQL URL (with pgvector). Unset: start an embedded server."
     )
     db_pool_size: int = Field(20, ge=1, le=500, description="Connections kept per API process.")
-    db_max_overflow: int = Field(10, ge=0, le=500, description="Extra connections under bursts.")
+    # 0 by default: SQLAlchemy closes an overflow connection as soon as it is returned to a full
+    # pool, so a steady load above the pool size opened and closed a PostgreSQL backend per
+    # request (a fork, a cold catalog cache, the teardown): memory reads at c64 on 2 processes
+    # went from 6,300 req/s with p99 16 ms to 3,600 req/s with p99 80 ms (docs/benchmarks.md,
+    # session 17). Past the pool, a request waits up to DB_POOL_TIMEOUT for a connection.
+    db_max_overflow: int = Field(
+        0,
+        ge=0,
+        le=500,
+        description="Extra connections under bursts, each closed again when returned (0: none; "
+        "requests past the pool wait for a connection).",
+    )
     db_pool_timeout: float = Field(10.0, gt=0, description="Seconds to wait for a free connection.")
     migrate_on_start: bool = Field(True, description="Apply migrations when `engram serve` starts.")
     embedding_dim: int = Field(
