@@ -78,7 +78,9 @@ async def app(scope, receive, send):
 
 
 @contextlib.contextmanager
-def server(work: Path, workers: int, body_bytes: int, pg_url: str | None, pool: int) -> Iterator[tuple[str, int]]:
+def server(
+    work: Path, workers: int, body_bytes: int, pg_url: str | None, pool: int
+) -> Iterator[tuple[str, int]]:
     (work / "floor_app.py").write_text(_APP)
     port = free_port()
     env = {
@@ -169,7 +171,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--concurrency", type=int, default=64)
     p.add_argument("--workers", type=int, default=2, help="uvicorn processes (the production shape: 2)")
     p.add_argument("--body-bytes", type=int, default=22_000)
-    p.add_argument("--pool", type=int, default=20, help="PostgreSQL connections per process (ENGRAM_DB_POOL_SIZE)")
+    p.add_argument("--pool", type=int, default=20, help="connections per process (as ENGRAM_DB_POOL_SIZE)")
     p.add_argument("--seconds", type=float, default=8.0)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--embedding-calls", type=int, default=300)
