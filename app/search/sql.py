@@ -153,7 +153,7 @@ def exact_semantic_query(scope: Scope, with_vectors: bool) -> TextClause:
 def opening_query(
     scope: Scope, *, pending: bool, size: bool, own: bool = False, terms: bool = False
 ) -> TextClause:
-    """A search's first statement, in one round trip: custom plans for every statement after it
+    """A search's first statement, in one round trip: how every statement after it is planned
     (below), with `pending` the scope's messages still waiting for their embedding
     (`pending_query`) and those whose sentences' vectors are still to come (`refining`), with
     `size` how many messages its tenant/user part holds, counting no
@@ -161,7 +161,7 @@ def opening_query(
     HNSW index (app/search/user_indexes.py), and then the size only up to :own_cap, with `terms`
     how many messages the worker counted the user's kept document frequencies over (`docs`;
     app/search/user_terms.py), NULL if it keeps none or the bucket has no index (`own` is then
-    filled in too). Each is NULL when not asked. The statement
+    filled in too). Each is NULL when not asked. `plans` says which planning it chose. The statement
     itself may get a generic plan; its counts read one b-tree whatever the parameters (the partial
     index of rows not yet embedded, the tenant/user index, the kept counts' key)."""
     mine = user_indexes.OWN_INDEX if own or terms else "CAST(NULL AS boolean)"
@@ -187,12 +187,25 @@ def opening_query(
     # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
     # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
     # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
+    # Except for a scope whose rows are read and tested one by one (`scan`, as app/search/service
+    # decides it from these counts: a session, or at most :scan_max messages and not searched through
+    # its own indexes): no index its statements could take depends on the user's size, and planning
+    # them anew was ~0.6 ms of PostgreSQL's ~2 ms per search of a regular user (docs/benchmarks.md,
+    # session 17). PostgreSQL's own rule then picks a generic plan only where it costs no more.
+    if scope.narrow:
+        scan = "true"
+    elif size:
+        scan = "s.size <= :scan_max AND NOT (coalesce(o.own, false) AND s.size >= :own_cap)"
+    else:
+        scan = "false"
     return text(
-        f"SELECT set_config('plan_cache_mode', 'force_custom_plan', true) AS plans, "
-        f"{counts[0]} AS pending, {counts[1]} AS refining, {counts[2]} AS size, o.own, {docs} AS docs "
-        f"FROM (SELECT {mine} AS own) o"
+        f"SELECT set_config('plan_cache_mode', CASE WHEN {scan} THEN 'auto' ELSE 'force_custom_plan' END, "
+        f"true) AS plans, {counts[0]} AS pending, {counts[1]} AS refining, s.size, o.own, {docs} AS docs "
+        f"FROM (SELECT {mine} AS own) o, LATERAL (SELECT {counts[2]} AS size) s"
     )
 
+
+CUSTOM_PLANS = text("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
 
 ANN_SETTINGS = text(
     "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "

@@ -192,3 +192,46 @@ async def test_a_users_few_facts_and_summaries_are_tested_row_by_row(
             assert gin in await _indexes(raw, indexable, params)
     finally:
         await engine.dispose()
+
+
+async def test_only_a_scope_read_row_by_row_lets_postgres_keep_generic_plans(
+    api: Any, db: Any, database_url: str
+) -> None:
+    """A search plans its statements on every execution (its first statement sets
+    `plan_cache_mode`), because a generic plan cannot tell a 30-message user from a 100k-message
+    one; a scope whose rows are read and tested one by one (a session, or a user of at most
+    q.SCAN_MAX_ROWS messages) takes no index whose worth depends on that, so PostgreSQL's own rule
+    may keep a generic plan there (planning was ~0.6 ms of a regular user's ~2 ms of PostgreSQL)."""
+    r = await api.post("/v1/sessions", json={"user_id": "planner"})
+    sid = r.json()["session_id"]
+    msgs = [
+        {"role": "user", "content": "I went sailing off Lisbon"},
+        {"role": "assistant", "content": "Nice"},
+    ]
+    assert (await api.post(f"/v1/sessions/{sid}/messages", json={"messages": msgs})).status_code == 201
+    async with db.connect() as conn:
+        sql = "SELECT tenant_id FROM sessions WHERE session_id = :s AND user_id = 'planner'"
+        tenant = (await conn.execute(text(sql), {"s": sid})).scalar_one()
+
+    async def planned(req: SearchRequest, **settings: Any) -> str:
+        async with db.begin() as conn:
+            await service.search(
+                conn,
+                tenant_id=tenant,
+                req=req,
+                embedder=_Embed(),
+                settings=make_settings(database_url, **settings),
+            )
+            return str((await conn.execute(text("SELECT current_setting('plan_cache_mode')"))).scalar_one())
+
+    assert await planned(SearchRequest(query="sailing", user_id="planner")) == "auto"
+    assert await planned(SearchRequest(query="sailing", session_id=sid)) == "auto"
+    # Keyword mode does not count a user's messages: only a session is known small.
+    assert (
+        await planned(SearchRequest(query="sailing", user_id="planner", mode="keyword"))
+        == "force_custom_plan"
+    )
+    # Past the exact limit the user is searched through the indexes.
+    assert await planned(SearchRequest(query="sailing", user_id="planner"), search_exact_max_rows=1) == (
+        "force_custom_plan"
+    )
