@@ -66,6 +66,7 @@ bench: $(STAMP)          ## the headline figures in under 10 minutes: append, me
 	# Short runs of the full benchmarks (each starts its own PostgreSQL and API processes, stops
 	# them after): 2 API processes, 3 interleaved rounds each, medians. See docs/benchmarks.md.
 	scripts/ensure-redis
+	scripts/ensure-wrk
 	$(BIN)/python -m bench.append --api-workers 2 --only single batch100 --concurrency 16 --seconds 8 --warmup 2 --repeat 3 --quiet-wait 5
 	$(BIN)/python -m bench.memory --procs 2 --budgets 2000 --scenarios redis --sessions 20 --seconds 8 --warmup 3 --repeat 3 --quiet-wait 5
 	$(BIN)/python -m bench.indexing throughput --n 3000 --backends onnx-int8-mixed --batch-sizes 128 --repeat 3 --load-wait 10
