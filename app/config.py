@@ -141,7 +141,13 @@ class Settings(BaseSettings):
         "vectors as `torch`), "
         "`onnx-int8` (2x faster, but costs recall; see docs/benchmarks.md), `torch`.",
     )
-    embedder_threads: int = Field(2, ge=1, le=64, description="CPU threads of the local model.")
+    embedder_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="CPU threads of the local model. Unset, an API process that runs no worker (and so "
+        "embeds only queries, one short text at a time) uses 1.",
+    )
     embed_url: str | None = Field(
         None,
         description="Where the API processes get query embeddings: the worker's embedding "

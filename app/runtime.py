@@ -15,6 +15,16 @@ from app.db.outage import is_outage
 _log = structlog.get_logger("engram.runtime")
 
 
+def for_queries(settings: Settings) -> Settings:
+    """The settings of a model that embeds only queries (an API process that runs no worker): one
+    short text at a time, which a second thread makes both slower and costlier. One query took
+    0.89-0.99 ms of CPU and wall on one thread, against 1.57-1.59 ms of CPU and 1.21-1.23 ms wall on
+    two (docs/benchmarks.md, session 17). An ENGRAM_EMBEDDER_THREADS set explicitly is kept."""
+    if "embedder_threads" in settings.model_fields_set:
+        return settings
+    return settings.model_copy(update={"embedder_threads": 1})
+
+
 async def start_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
     """Build and load the configured embedder; refuse to start if its vectors cannot be stored."""
     embedder = await checked_embedder(settings, engine)
