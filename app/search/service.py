@@ -67,7 +67,6 @@ async def search(
                 **scope.params,
                 "cap": settings.search_exact_max_rows + 1,
                 "own_cap": settings.search_user_index_min_rows + 1,
-                "scan_max": min(q.SCAN_MAX_ROWS, settings.search_exact_max_rows),
             },
         )
     ).one()
@@ -84,7 +83,7 @@ async def search(
     # A small scope's keyword hits come from its own rows, never the table's full-text index
     # (q.SCAN_MAX_ROWS). Keyword mode does not count the scope: only a session is known small.
     scan = scope.narrow or (exact and opening.size is not None and opening.size <= q.SCAN_MAX_ROWS)
-    if opening.plans == "auto" and not scan:  # the opening's rule was wider than this one
+    if sized and not scan:  # counted (so opened with generic plans allowed), and too large for them
         await conn.execute(q.CUSTOM_PLANS)
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0

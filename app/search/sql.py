@@ -187,21 +187,17 @@ def opening_query(
     # A plan per execution, not the generic plan PostgreSQL switches a prepared statement to after
     # five runs: the generic plan cannot know how many rows the user holds, and at 1M messages it took
     # the full-text GIN index for a 30-message user (BitmapAnd, 23 ms) where the user's b-tree takes 0.2 ms.
-    # Except for a scope whose rows are read and tested one by one (`scan`, as app/search/service
-    # decides it from these counts: a session, or at most :scan_max messages and not searched through
-    # its own indexes): no index its statements could take depends on the user's size, and planning
-    # them anew was ~0.6 ms of PostgreSQL's ~2 ms per search of a regular user (docs/benchmarks.md,
-    # session 17). PostgreSQL's own rule then picks a generic plan only where it costs no more.
-    if scope.narrow:
-        scan = "true"
-    elif size:
-        scan = "s.size <= :scan_max AND NOT (coalesce(o.own, false) AND s.size >= :own_cap)"
-    else:
-        scan = "false"
+    # Except for a scope whose rows are read and tested one by one (a session, or a user of at most
+    # SCAN_MAX_ROWS messages searched exactly): no index its statements could take depends on the
+    # user's size, and planning them anew was ~0.6 ms of PostgreSQL's ~2 ms per search of a regular
+    # user (docs/benchmarks.md, session 17); PostgreSQL's own rule picks a generic plan only where it
+    # costs no more. A counted scope may be such a one, so it starts with that rule, and
+    # app/search/service asks for a plan per execution again (CUSTOM_PLANS) once the count says no.
+    planning = "auto" if scope.narrow or size else "force_custom_plan"
     return text(
-        f"SELECT set_config('plan_cache_mode', CASE WHEN {scan} THEN 'auto' ELSE 'force_custom_plan' END, "
-        f"true) AS plans, {counts[0]} AS pending, {counts[1]} AS refining, s.size, o.own, {docs} AS docs "
-        f"FROM (SELECT {mine} AS own) o, LATERAL (SELECT {counts[2]} AS size) s"
+        f"SELECT set_config('plan_cache_mode', '{planning}', true) AS plans, "
+        f"{counts[0]} AS pending, {counts[1]} AS refining, {counts[2]} AS size, o.own, {docs} AS docs "
+        f"FROM (SELECT {mine} AS own) o"
     )
 
 
