@@ -513,6 +513,9 @@ def write_lua(path: Path, paths: list[str], bodies: list[bytes], threads: int) -
     )
 
 
+WRK_ERRORS = ("connect", "read", "write", "status", "timeout")  # the error counts of run_wrk's result
+
+
 async def run_wrk(
     base_url: str, script: Path, threads: int, conns: int, seconds: float, *, latency: bool = False
 ) -> dict[str, float]:
@@ -564,7 +567,7 @@ async def drive_wrk(
     res = await run_wrk(base_url, script, threads, sc.concurrency, seconds)
     cpu, db = await window.stop(children_cpu())  # wrk has been reaped: its CPU is in RUSAGE_CHILDREN
     script.unlink()
-    errors = int(res["connect"] + res["read"] + res["write"] + res["status"] + res["timeout"])
+    errors = int(sum(res[k] for k in WRK_ERRORS))
     ok = int(res["requests"]) - int(res["status"])
     return Run(
         requests=ok,
@@ -575,9 +578,7 @@ async def drive_wrk(
         cpu_cores=cpu,
         db=db,
         memory=window.memory,
-        error_samples=[
-            f"{k}: {int(res[k])}" for k in ("connect", "read", "write", "status", "timeout") if res[k]
-        ],
+        error_samples=[f"{k}: {int(res[k])}" for k in WRK_ERRORS if res[k]],
     )
 
 

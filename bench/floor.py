@@ -34,7 +34,16 @@ from pathlib import Path
 import asyncpg
 
 from app.db.embedded import start_embedded
-from bench.append import cpu_seconds, machine_info, postmaster_pid, run_wrk, tree, write_lua
+from bench.append import (
+    WRK_ERRORS,
+    children_cpu,
+    cpu_seconds,
+    machine_info,
+    postmaster_pid,
+    run_wrk,
+    tree,
+    write_lua,
+)
 from tests.support.procs import free_port, stop, wait_ready
 
 _APP = """
@@ -111,7 +120,7 @@ async def measure(
     await run_wrk(base, script, 2, conns, 2)  # warm-up
     groups = {"server": pid, **({"pg": pg_pid} if pg_pid else {})}
     before = {k: sum(cpu_seconds(tree(p)).values()) for k, p in groups.items()}
-    wrk0 = _children_cpu()
+    wrk0 = children_cpu()
     res = await run_wrk(base, script, 2, conns, seconds)
     after = {k: sum(cpu_seconds(tree(p)).values()) for k, p in groups.items()}
     n = res["requests"] - res["status"]
@@ -119,19 +128,12 @@ async def measure(
         "req_s": n / (res["duration_us"] / 1e6),
         "p50_ms": res["p50"] / 1000,
         "p99_ms": res["p99"] / 1000,
-        "errors": res["connect"] + res["read"] + res["write"] + res["status"] + res["timeout"],
-        "wrk_ms": (_children_cpu() - wrk0) * 1000 / n,
+        "errors": sum(res[k] for k in WRK_ERRORS),
+        "wrk_ms": (children_cpu() - wrk0) * 1000 / n,
     }
     for k in groups:
         out[f"{k}_ms"] = (after[k] - before[k]) * 1000 / n
     return out
-
-
-def _children_cpu() -> float:
-    import resource
-
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def embedding_floor(calls: int) -> dict[str, float]:

@@ -632,14 +632,11 @@ async def drive(
     }
 
 
-WRK_ERRORS = ("connect", "read", "write", "status", "timeout")
-
-
 async def drive_wrk(
     base: str, queries: list[tuple[str, str]], concurrency: int, seconds: float, limit: int, work: Path
 ) -> dict[str, Any]:
     """Closed loop as `drive`, with wrk as the client: its connections send the queries' bodies in turn."""
-    from bench.append import run_wrk, write_lua
+    from bench.append import WRK_ERRORS, run_wrk, write_lua
 
     threads = min(2, concurrency)
     script = work / f"search-{uuid.uuid4().hex[:8]}.lua"
