@@ -86,6 +86,17 @@ def engine_for(url: str) -> AsyncEngine:
     return engine
 
 
+async def write(url: str, sql: str, **params: Any) -> list[Any]:
+    """Run one statement in a transaction of its own on the database at `url`: the rows it returns."""
+    engine = engine_for(url)
+    try:
+        async with engine.begin() as conn:
+            result = await conn.execute(text(sql), params)
+            return list(result.all()) if result.returns_rows else []
+    finally:
+        await engine.dispose()
+
+
 async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
     async with engine.connect() as conn:
         return list((await conn.execute(text(sql), params)).all())

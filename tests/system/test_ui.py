@@ -26,11 +26,10 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import text
 
 from app.db.embedded import EmbeddedPostgres
 from tests.support.app import ADMIN_TOKEN, REDIS_URL
-from tests.support.db import create_database, engine_for
+from tests.support.db import create_database, write
 from tests.support.procs import MODEL_CACHE, Server
 from tests.support.ui_seed import TRIP, TRIP_LATER, seed, seed_big
 
@@ -519,20 +518,14 @@ async def test_the_search_playground_shows_score_parts_and_links_to_the_turn(
 
 
 async def test_derived_work_lists_a_failed_item_and_retries_it(ui: Page, live: Live, tmp_path: Path) -> None:
-    engine = engine_for(live.database_url)
-    async with engine.begin() as conn:
-        # What the worker leaves after its last attempt at an item the model keeps refusing.
-        row = (
-            await conn.execute(
-                text(
-                    "UPDATE messages SET embedding = NULL, embed_status = 'failed', embed_attempts = 5, "
-                    "embed_error = 'ValueError: the model rejects this input' "
-                    "WHERE tenant_id = :t AND session_id = 'cooking' AND seq = 3 RETURNING message_id"
-                ),
-                {"t": live.tenant},
-            )
-        ).one()
-    await engine.dispose()
+    # What the worker leaves after its last attempt at an item the model keeps refusing.
+    [row] = await write(
+        live.database_url,
+        "UPDATE messages SET embedding = NULL, embed_status = 'failed', embed_attempts = 5, "
+        "embed_error = 'ValueError: the model rejects this input' "
+        "WHERE tenant_id = :t AND session_id = 'cooking' AND seq = 3 RETURNING message_id",
+        t=live.tenant,
+    )
     await ui.open("work?user_id=ada")
     failed = ui.p.locator(f'#failed tr[data-message="{row.message_id}"]')
     await failed.wait_for()
@@ -551,34 +544,27 @@ async def test_derived_work_lists_a_failed_item_and_retries_it(ui: Page, live: L
 async def test_derived_work_shows_messages_still_refining(ui: Page, live: Live) -> None:
     """A searchable message whose sentences' vectors are still to come (queued for later than
     this test runs, so the worker leaves it) is counted under Refining, and gone once made."""
-    engine = engine_for(live.database_url)
-    async with engine.begin() as conn:
-        row = (
-            await conn.execute(
-                text(
-                    "INSERT INTO message_sentences (message_id, tenant_id, user_id, session_id, due_at) "
-                    "SELECT message_id, tenant_id, user_id, session_id, now() + interval '1 hour' "
-                    "FROM messages "
-                    "WHERE tenant_id = :t AND user_id = 'ada' ORDER BY seq LIMIT 1 "
-                    "ON CONFLICT (message_id) DO UPDATE SET due_at = EXCLUDED.due_at "
-                    "RETURNING message_id, vecs"
-                ),
-                {"t": live.tenant},
-            )
-        ).one()
+    [row] = await write(
+        live.database_url,
+        "INSERT INTO message_sentences (message_id, tenant_id, user_id, session_id, due_at) "
+        "SELECT message_id, tenant_id, user_id, session_id, now() + interval '1 hour' "
+        "FROM messages "
+        "WHERE tenant_id = :t AND user_id = 'ada' ORDER BY seq LIMIT 1 "
+        "ON CONFLICT (message_id) DO UPDATE SET due_at = EXCLUDED.due_at "
+        "RETURNING message_id, vecs",
+        t=live.tenant,
+    )
     refining = ui.p.locator('#backlog dt:text-is("Refining") + dd')
     try:
         await ui.open("work?user_id=ada")
         await refining.filter(has_text="1 (searchable; their sentences' vectors still to come)").wait_for()
     finally:
-        async with engine.begin() as conn:
-            restore = (
-                "DELETE FROM message_sentences WHERE message_id = :m"
-                if row.vecs is None
-                else "UPDATE message_sentences SET due_at = NULL WHERE message_id = :m"
-            )
-            await conn.execute(text(restore), {"m": row.message_id})
-        await engine.dispose()
+        restore = (
+            "DELETE FROM message_sentences WHERE message_id = :m"
+            if row.vecs is None
+            else "UPDATE message_sentences SET due_at = NULL WHERE message_id = :m"
+        )
+        await write(live.database_url, restore, m=row.message_id)
     with live.api() as c:
         assert c.get("/v1/indexing", params={"user_id": "ada"}).json()["refining"] == 0
     await ui.p.locator("#backlog").get_by_role("button", name="Refresh").click()
@@ -586,19 +572,16 @@ async def test_derived_work_shows_messages_still_refining(ui: Page, live: Live) 
 
 
 async def test_derived_work_retries_a_failed_summary_job(ui: Page, live: Live) -> None:
-    engine = engine_for(live.database_url)
-    async with engine.begin() as conn:
-        # A summary step the worker gave up on: the job left failed, with its error.
-        await conn.execute(
-            text(
-                "INSERT INTO jobs (tenant_id, kind, session_id, status, attempts, error) "
-                "VALUES (:t, 'summarize', 'bob-1', 'failed', 5, :e) "
-                "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET status = 'failed', attempts = 5, "
-                "error = EXCLUDED.error"
-            ),
-            {"t": live.tenant, "e": "TimeoutError: the chat model did not answer"},
-        )
-    await engine.dispose()
+    # A summary step the worker gave up on: the job left failed, with its error.
+    await write(
+        live.database_url,
+        "INSERT INTO jobs (tenant_id, kind, session_id, status, attempts, error) "
+        "VALUES (:t, 'summarize', 'bob-1', 'failed', 5, :e) "
+        "ON CONFLICT (tenant_id, kind, session_id) DO UPDATE SET status = 'failed', attempts = 5, "
+        "error = EXCLUDED.error",
+        t=live.tenant,
+        e="TimeoutError: the chat model did not answer",
+    )
     with live.api() as c:
         assert c.get("/v1/sessions/bob-1/summary").json()["job"]["status"] == "failed"
     await ui.open("work?user_id=bob")
