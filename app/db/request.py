@@ -11,6 +11,8 @@ from typing import Any
 from fastapi import Request
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.db.sql import checked_out
+
 AfterCommit = list[Callable[[], Awaitable[None]]]
 
 
@@ -47,18 +49,13 @@ async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
     async with engine.connect() as conn:
         # Autocommit set on the driver's adapter itself, as SQLAlchemy's AUTOCOMMIT isolation level
         # does for asyncpg, without SQLAlchemy's per-checkout set and reset of the level around it
-        # (a greenlet each way): 17 % of a kept memory read's API CPU (docs/benchmarks.md, session
+        # (a greenlet each way): 12 % of a kept memory read's API CPU (docs/benchmarks.md, session
         # 17). Put back before the connection returns to the pool, where transactions are the rule.
-        adapter = _adapter(conn)
+        raw = checked_out(conn)
+        assert raw is not None, "just checked out by engine.connect()"
+        adapter: Any = raw.dbapi_connection  # SQLAlchemy's asyncpg adapter
         adapter.autocommit = True
         try:
             yield conn
         finally:
             adapter.autocommit = False
-
-
-def _adapter(conn: AsyncConnection) -> Any:
-    """SQLAlchemy's asyncpg adapter under a checked-out `conn` (read without I/O, as app.db.sql.driver)."""
-    sync = conn.sync_connection
-    assert sync is not None, "checked out by engine.connect()"
-    return sync.connection.dbapi_connection

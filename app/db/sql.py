@@ -12,6 +12,7 @@ from sqlalchemy import BindParameter, TextClause, bindparam
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.dialects.postgresql.asyncpg import dialect as asyncpg_dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.pool import PoolProxiedConnection
 
 
 def jsonb(name: str) -> BindParameter[object]:
@@ -38,17 +39,21 @@ class Direct:
         return [params[name] for name in self.names]
 
 
+def checked_out(conn: AsyncConnection) -> PoolProxiedConnection | None:
+    """The pool's connection under `conn` when it is checked out and usable, read without I/O, so
+    without the greenlet `get_raw_connection` runs it in (each one maps and unmaps a 16 KB frame
+    stack: one of three per append); None otherwise."""
+    sync = conn.sync_connection
+    if sync is not None and not sync.closed and not sync.invalidated:
+        return sync.connection
+    return None
+
+
 async def driver(conn: AsyncConnection) -> asyncpg.Connection:
     """The asyncpg connection under `conn` (the codecs of app.db.engine are registered on it).
 
     A statement sent here while `conn` has not yet run one is outside any transaction (SQLAlchemy
     begins its transaction with its first statement), so it commits on its own."""
-    sync = conn.sync_connection
-    if sync is not None and not sync.closed and not sync.invalidated:
-        # Checked out already: read without I/O, so without the greenlet `get_raw_connection`
-        # runs it in (each one maps and unmaps a 16 KB frame stack: one of three per append).
-        raw = sync.connection
-    else:
-        raw = await conn.get_raw_connection()
+    raw = checked_out(conn) or await conn.get_raw_connection()
     found: asyncpg.Connection = raw.driver_connection
     return found
