@@ -73,6 +73,13 @@ class Settings(BaseSettings):
         "requests past the pool wait for a connection).",
     )
     db_pool_timeout: float = Field(10.0, gt=0, description="Seconds to wait for a free connection.")
+    db_lane_size: int = Field(
+        4,
+        ge=1,
+        le=100,
+        description="Connections per API process kept for the hot paths' single statements (a "
+        "memory read's version check, a plain append), beside the pool; opened on first use.",
+    )
     migrate_on_start: bool = Field(True, description="Apply migrations when `engram serve` starts.")
     embedding_dim: int = Field(
         384, ge=1, le=16000, description="Dimension of stored embeddings (fixed at install)."

@@ -20,7 +20,7 @@ from app.auth import Caller, KeyResolver, current_caller, current_tenant, requir
 from app.cache.answers import AnswerCache
 from app.cache.window import WindowCache
 from app.config import Settings
-from app.db.request import AfterCommit, read_connection, transaction
+from app.db.request import AfterCommit, RequestDb, read_connection, reads, transaction, writes
 from app.gate import Admission
 from app.jobs.wake import Waker
 from app.limits import Limits
@@ -141,6 +141,9 @@ async def _after_commit(request: Request, conn: Conn) -> AfterCommit:
 
 Commit = Annotated[AfterCommit, Depends(_after_commit)]
 ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
+# The hot routes' (app/db/request.py's RequestDb: the lane, and a connection only on demand).
+Reads = Annotated[RequestDb, Depends(reads, scope="function")]
+Writes = Annotated[RequestDb, Depends(writes, scope="function")]
 Cache = Annotated[WindowCache, Depends(_window_cache)]
 Engine = Annotated[AsyncEngine, Depends(_engine)]  # for work after the request's commit
 ExportEngine = Annotated[AsyncEngine, Depends(_export_engine)]  # long reads: a pool of their own

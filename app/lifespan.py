@@ -25,6 +25,7 @@ from app.config import Settings
 from app.crypto.keys import start_encryption
 from app.db.embedded import EmbeddedPostgres, start_embedded
 from app.db.engine import KEY_POOL_SIZE, make_engine, make_export_engine, make_key_engine
+from app.db.lane import Lane
 from app.db.migrate import upgrade
 from app.gate import Admission
 from app.heap import freeze_startup
@@ -43,6 +44,7 @@ _log = structlog.get_logger("engram.lifespan")
 class State(TypedDict):
     settings: Settings
     engine: AsyncEngine
+    lane: Lane
     redis: Redis | None
     # Queries only: the worker embeds with the model gate itself, apart from this batching.
     embedder: BatchedEmbedder | RemoteEmbedder
@@ -85,11 +87,15 @@ def make_lifespan(
         await start_encryption(settings.encryption_keys, engine, keep_keywords=settings.keeps_keywords)
         key_engine = make_key_engine(url)
         export_engine = make_export_engine(settings, url)
+        lane_engine = make_engine(
+            settings, url, pool_size=settings.db_lane_size, max_overflow=0, application_name="engram-lane"
+        )
+        lane = Lane(lane_engine, size=settings.db_lane_size, timeout=settings.db_pool_timeout)
         metrics.watch_pool(lambda: pool_stats(engine))
         # A cache must fail fast: a hung Redis costs each request at most the timeout, once, then
         # WindowCache stays away from it for a second.
         redis = make_redis(settings.redis_url, timeout=settings.redis_timeout_seconds)
-        for traced in (engine, key_engine, export_engine):
+        for traced in (engine, key_engine, export_engine, lane_engine):
             tracing.instrument_engine(traced)
         tracing.instrument_redis(redis)
         if not settings.auth_on:
@@ -162,6 +168,7 @@ def make_lifespan(
             yield State(
                 settings=settings,
                 engine=engine,
+                lane=lane,
                 redis=redis,
                 embedder=embedder,
                 waker=Waker(redis, wake, quiet=tracing.quiet),
@@ -191,6 +198,7 @@ def make_lifespan(
             if redis is not None:
                 await redis.aclose()
             await engine.dispose()
+            await lane.aclose()
             await key_engine.dispose()
             await export_engine.dispose()
             tracing.shutdown()  # exports the spans still buffered

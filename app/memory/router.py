@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, BackgroundTasks, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import lean
-from app.db.request import read_connection
-from app.deps import AppParts, Parts, ReadConn, SessionIdPath, TenantId, app_parts
+from app.db.request import RequestDb, reading
+from app.deps import AppParts, Parts, Reads, SessionIdPath, TenantId, app_parts
 from app.errors import ValidationFailed
 from app.facts.relevant import mark_used
 from app.memory import service
@@ -57,7 +55,7 @@ class MemoryParams(BaseModel):
 )
 async def get_memory(
     session_id: SessionIdPath,
-    conn: ReadConn,
+    db: Reads,
     tenant: TenantId,
     parts: AppParts,
     tasks: BackgroundTasks,
@@ -65,11 +63,11 @@ async def get_memory(
 ) -> Response:
     # The spec's description of the route (and its FastAPI form); requests are served by
     # `memory_endpoint` below, which reads the same MemoryParams without FastAPI.
-    return await _answer(conn, parts, tasks, tenant=tenant, session_id=session_id, params=params)
+    return await _answer(db, parts, tasks, tenant=tenant, session_id=session_id, params=params)
 
 
 async def _answer(
-    conn: AsyncConnection,
+    db: RequestDb,
     parts: Parts,
     tasks: BackgroundTasks,
     *,
@@ -92,7 +90,7 @@ async def _answer(
             )
         parts.limits.check_text(query, ["query", "query"])
     memory = await service.get_memory(
-        conn,
+        db,
         cache=parts.cache,
         tokenizer=parts.tokenizer,
         embedder=parts.embedder,
@@ -134,9 +132,9 @@ async def memory_endpoint(request: Request) -> Response:
         params = MemoryParams.model_validate(given)
     except ValidationError as exc:
         raise RequestValidationError(lean.located(exc, "query")) from None
-    async with asynccontextmanager(read_connection)(request) as conn:
+    async with reading(request) as db:
         return await _answer(
-            conn,
+            db,
             app_parts(request),
             BackgroundTasks(),
             tenant=caller.tenant_id,

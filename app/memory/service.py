@@ -31,7 +31,7 @@ from app.cache.document import (
     summary_from_row,
 )
 from app.cache.window import Version, Window, WindowCache
-from app.db.sql import driver
+from app.db.request import RequestDb
 from app.errors import NotFound
 from app.facts.relevant import relevant_facts
 from app.memory.context import fit
@@ -53,8 +53,8 @@ def _has_facts(tenant: str) -> str:  # `tenant`: the statement's placeholder for
     )
 
 
-# Sent on the driver's own connection (asyncpg's statement cache, no SQLAlchemy execute): this
-# read runs on every request, and SQLAlchemy's layers cost more CPU than the query itself.
+# Sent on the lane (app/db/lane.py: asyncpg's statement cache, no SQLAlchemy execute, no pool
+# checkout): this read runs on every request, and SQLAlchemy's layers cost more CPU than the query.
 _VERSION = (
     f"SELECT user_id, last_seq, cache_gen, summarized_seq, {micros('created_at')} AS epoch, "
     f"{_has_facts('$1')} FROM sessions WHERE tenant_id = $1 AND session_id = $2"
@@ -235,7 +235,7 @@ class FactsPolicy:
 
 
 async def _facts(
-    conn: AsyncConnection,
+    db: RequestDb,
     *,
     embedder: Embedder,
     policy: FactsPolicy,
@@ -259,7 +259,7 @@ async def _facts(
     if vector is None:  # the newest user message in hand stands for what comes next
         anchor = next((int(d["seq"]) for d in _newest_first(docs) if d["role"] == "user"), None)
     found = await relevant_facts(
-        conn,
+        await db.connection(),
         tenant_id=tenant_id,
         user_id=head.user_id,
         session_id=session_id,
@@ -291,7 +291,7 @@ def _fact_doc(row: Doc) -> Doc:
 
 
 async def get_memory(
-    conn: AsyncConnection,
+    db: RequestDb,
     *,
     cache: WindowCache,
     tokenizer: Tokenizer,
@@ -332,7 +332,7 @@ async def get_memory(
             facts_share=facts_share,
         )
     if cache.healthy:
-        row = await (await driver(conn)).fetchrow(_VERSION, tenant_id, session_id)
+        row = await db.lane.fetchrow(_VERSION, tenant_id, session_id)
         if row is None:
             raise NotFound(f"No session {session_id}.")
         head = _head(row)
@@ -354,6 +354,7 @@ async def get_memory(
     if window is None:
         # Without the cache, read about what the budget can hold (~30 tokens a line), not a window.
         size = cache.window if cache.healthy else min(max(PAGE, max_tokens // 24 + 8, last_n or 0), 1000)
+        conn = await db.connection()
         head, window = await _read_window(conn, tenant_id=tenant_id, session_id=session_id, size=size)
         if cache.healthy:
             counted(window.messages, tokenizer.count)
@@ -366,7 +367,7 @@ async def get_memory(
             walk = fill(window.messages)
         if not walk[0]:  # the budget reaches past the window (rare)
             older = await _read_older(
-                conn,
+                await db.connection(),
                 tenant_id=tenant_id,
                 session_id=session_id,
                 before=window.messages[0]["seq"],
@@ -384,7 +385,7 @@ async def get_memory(
                 yield doc
 
     facts, unranked = await _facts(
-        conn,
+        db,
         embedder=embedder,
         policy=facts_policy,
         tenant_id=tenant_id,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import partial
@@ -11,15 +10,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Request, Response
 from pydantic import AfterValidator, StringConstraints, TypeAdapter
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from app import lean
 from app.cache.write_through import write_through
-from app.db.request import AfterCommit, transaction
+from app.db.request import AfterCommit, RequestDb, writing
 from app.deps import (
     AppParts,
     CheckedLimits,
-    Commit,
     Conn,
     MessageQuota,
     Parts,
@@ -27,6 +24,7 @@ from app.deps import (
     TenantId,
     Tok,
     Wake,
+    Writes,
     app_parts,
 )
 from app.jobs.due import SummaryPolicy
@@ -98,11 +96,11 @@ KEY = TypeAdapter(Annotated[str, StringConstraints(min_length=1, max_length=KEY_
 async def append_messages(
     session_id: SessionIdPath,
     body: AppendRequest,
-    conn: Conn,
+    db: Writes,
     tenant: TenantId,
     parts: AppParts,
     tasks: BackgroundTasks,
-    after_commit: Commit,
+    request: Request,
     response: Response,
     quota: MessageQuota,
     idempotency_key: IdempotencyKey = None,
@@ -110,10 +108,10 @@ async def append_messages(
     # The spec's description of the route (and its FastAPI form); requests are served by
     # `append_endpoint` below, which shares `_append`.
     replayed, answer = await _append(
-        conn,
+        db,
         parts,
         tasks,
-        after_commit,
+        request.state.after_commit,  # made by `writes`
         quota=quota,
         tenant=tenant,
         session_id=session_id,
@@ -126,7 +124,7 @@ async def append_messages(
 
 
 async def _append(
-    conn: AsyncConnection,
+    db: RequestDb,
     parts: Parts,
     tasks: BackgroundTasks,
     after_commit: AfterCommit,
@@ -142,7 +140,7 @@ async def _append(
     body.check_limits(parts.limits)
     await quota(len(body.messages))
     done = await service.append_messages(
-        conn,
+        db,
         tenant_id=tenant,
         session_id=session_id,
         body=body,
@@ -186,9 +184,9 @@ async def append_endpoint(request: Request) -> Response:
     tasks = BackgroundTasks()
     quota = partial(state.admission.charge_messages, who)
     parts = app_parts(request)
-    async with asynccontextmanager(transaction)(request) as conn:
+    async with writing(request) as db:
         replayed, answer = await _append(
-            conn,
+            db,
             parts,
             tasks,
             state.after_commit,

@@ -18,7 +18,8 @@ from app.ai.tokenizer import Tokenizer
 from app.cache.window import Version
 from app.crypto import fields
 from app.db.index_text import message_keywords, plain_tsv_sql
-from app.db.sql import Direct, driver, jsonb
+from app.db.request import RequestDb
+from app.db.sql import Direct, jsonb
 from app.errors import IdempotencyConflict, NotFound, SessionEnded
 from app.indexing import sentence_tasks
 from app.jobs.due import SummaryPolicy, due_sql, record_change
@@ -92,7 +93,7 @@ def request_hash(body: AppendRequest) -> str:
 
 
 async def append_messages(
-    conn: AsyncConnection,
+    db: RequestDb,
     *,
     tenant_id: str,
     session_id: str,
@@ -106,7 +107,7 @@ async def append_messages(
     """Append the batch. A replay stores nothing and returns the first answer."""
     if idempotency_key is not None:
         replay = await _claim_key(
-            conn,
+            await db.connection(),
             tenant_id=tenant_id,
             session_id=session_id,
             key=idempotency_key,
@@ -146,16 +147,14 @@ async def append_messages(
         "extract": extract_facts and any(m.role.value == "user" for m in msgs),
         "tp": current_traceparent(),  # None unless tracing is on
     }
-    if idempotency_key is None and not conn.in_transaction():
-        # The statement is atomic on its own: sent by itself, in autocommit, it is one round
-        # trip (no BEGIN and COMMIT), and committed when it returns.
-        rows: Sequence[Any] = await (await driver(conn)).fetch(
-            _APPEND_DIRECT.sql, *_APPEND_DIRECT.args(params)
-        )
+    if idempotency_key is None:
+        # The statement is atomic on its own: sent by itself on the lane, in autocommit, it is one
+        # round trip (no BEGIN and COMMIT, no pool checkout), and committed when it returns.
+        rows: Sequence[Any] = await db.lane.fetch(_APPEND_DIRECT.sql, *_APPEND_DIRECT.args(params))
     else:
-        rows = (await conn.execute(_APPEND, params)).mappings().all()
+        rows = (await (await db.connection()).execute(_APPEND, params)).mappings().all()
     if not rows:
-        await _why_not_appended(conn, tenant_id=tenant_id, session_id=session_id)
+        await _why_not_appended(await db.connection(), tenant_id=tenant_id, session_id=session_id)
     out = [_message_fields(r) for r in rows]
     if fields.keyring() is not None:  # the rows hold what was sealed: answer with what was sent
         sent = {str(i): m for i, m in zip(ids, msgs, strict=True)}  # asyncpg has its own UUID class
@@ -164,7 +163,7 @@ async def append_messages(
             o["content"], o["metadata"] = m.content, m.metadata
     answer = AppendResponse(messages=sorted((MessageOut(**o) for o in out), key=lambda m: m.seq))
     if idempotency_key is not None:
-        await conn.execute(
+        await (await db.connection()).execute(
             text(
                 "UPDATE idempotency_keys SET response = :r "
                 "WHERE tenant_id = :t AND session_id = :s AND key = :k"

@@ -110,18 +110,23 @@ class _BrokenDriver:
 async def test_an_outage_on_the_drivers_connection_is_a_503_too(
     api: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch, exc: Exception, status: int
 ) -> None:
-    """The hot statements bypass SQLAlchemy (app.db.sql.driver), so asyncpg's own errors must be
-    sorted into outage (503, retry) and bug (500) like the wrapped ones."""
+    """The hot statements bypass SQLAlchemy (app.db.sql.driver, app.db.lane), so asyncpg's own
+    errors must be sorted into outage (503, retry) and bug (500) like the wrapped ones."""
     assert (await api.post("/v1/sessions", json={"user_id": "u", "session_id": "s"})).status_code == 201
 
     async def broken(_conn: object) -> _BrokenDriver:
         return _BrokenDriver(exc)
 
-    monkeypatch.setattr("app.messages.service.driver", broken)
+    async def failing(_lane: object, *_args: object) -> object:
+        raise exc
+
     monkeypatch.setattr("app.search.sql.driver", broken)
+    monkeypatch.setattr("app.db.lane.Lane.fetch", failing)
+    monkeypatch.setattr("app.db.lane.Lane.fetchrow", failing)
     append = await api.post("/v1/sessions/s/messages", json={"messages": [{"role": "user", "content": "hi"}]})
+    memory = await api.get("/v1/sessions/s/memory")
     search = await api.post("/v1/search", json={"query": "hi", "user_id": "u", "mode": "keyword"})
-    for r in (append, search):
+    for r in (append, memory, search):
         assert r.status_code == status, r.text
         assert r.headers["content-type"] == "application/problem+json"
         assert (r.headers.get("Retry-After") == "1") is (status == 503)
