@@ -74,6 +74,22 @@ async def wait_indexed(url: str, limit: float) -> float:
         await conn.close()
 
 
+async def backends(url: str) -> dict[str, list[int]]:
+    """The client backends of the database by application_name (this query's own left out)."""
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT application_name, pid FROM pg_stat_activity "
+            "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    out: dict[str, list[int]] = {}
+    for r in rows:
+        out.setdefault(r["application_name"], []).append(r["pid"])
+    return out
+
+
 async def traffic(base_url: str, sids: Sequence[str], rounds: int) -> int:
     """What each API process serves in production: searches by meaning, memory reads with a
     query (facts ranked by it), appends. Keep-alive off: every request is a new connection, so
@@ -175,6 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name, procs in groups.items():
                 rss, pss = pss_mb(procs)
                 rows.append((name, len(procs), rss, pss))
+            by_app = asyncio.run(backends(pg.url))
             per_api = [(q.pid, *pss_mb([q])) for q in tree(api.proc.pid)]
             per_worker = [(q.pid, *pss_mb([q])) for q in tree(worker.pid)]
             print(
@@ -192,6 +209,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("worker processes one by one (pid, RSS MB, PSS MB):")
             for pid, rss, pss in per_worker:
                 print(f"  {pid}: {rss:.0f} / {pss:.0f}")
+            print("PostgreSQL backends by application_name (count, PSS MB; the rest are its own processes):")
+            for app_name, pids in sorted(by_app.items()):
+                procs = [psutil.Process(pid) for pid in pids if psutil.pid_exists(pid)]
+                print(f"  {app_name or '(none)'}: {len(pids)}, {pss_mb(procs)[1]:.0f}")
             print("\nhybrid search, query embedded per search (p50 ms, p95 ms, searches/s):")
             for c in (1, 16):
                 p50, p95, rate = asyncio.run(search_latency(api.base_url, args.searches, c))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,13 +23,19 @@ import asyncpg
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+# A connection left unused this long is closed (the stack's bottom, checked as another is taken):
+# a burst's extra connections do not stay open as idle PostgreSQL backends (~10 MB each of the
+# production shape's footprint, bench/footprint.py).
+IDLE_SECONDS = 30.0
+
 
 class _Pinned:
-    __slots__ = ("conn", "driver")
+    __slots__ = ("conn", "driver", "used")
 
     def __init__(self, conn: AsyncConnection, driver: asyncpg.Connection) -> None:
         self.conn = conn  # the engine's connection, kept checked out
         self.driver = driver
+        self.used = time.monotonic()  # when it was last given back
 
 
 class Lane:
@@ -84,6 +91,8 @@ class Lane:
             if not waiter.done():
                 waiter.set_result(pinned)
                 return
+        if pinned is not None:
+            pinned.used = time.monotonic()
         self._idle.append(pinned)
 
     async def _wait(self) -> _Pinned | None:
@@ -107,19 +116,37 @@ class Lane:
         if self._closed:
             raise sa_exc.TimeoutError("the database lane is closed (shutting down)")
         pinned = self._idle.pop() if self._idle else await self._wait()
-        if pinned is not None and not pinned.driver.is_closed():
-            return pinned
-        if pinned is not None:
-            await self._drop(pinned, give_slot=False)
+        # From here the slot is this taker's: given back (as None if its connection went) on any
+        # failure or cancellation, so no slot is ever lost.
         try:
+            await self._close_idle()
+            if pinned is not None and not pinned.driver.is_closed():
+                return pinned
+            if pinned is not None:
+                gone, pinned = pinned, None
+                await self._drop(gone, give_slot=False)
             conn = await self._engine.connect()
-            raw = await conn.get_raw_connection()
+            try:
+                raw = await conn.get_raw_connection()
+            except BaseException:
+                await conn.close()
+                raise
         except BaseException:
-            self._give(None)
+            self._give(pinned)
             raise
         fresh = _Pinned(conn, raw.driver_connection)
         self._all.add(fresh)
         return fresh
+
+    async def _close_idle(self) -> None:
+        """Closes the connection given back longest ago (the lowest in the stack) if it has been
+        idle past IDLE_SECONDS; its slot stays, as None."""
+        for i, oldest in enumerate(self._idle):
+            if oldest is not None:
+                if time.monotonic() - oldest.used > IDLE_SECONDS:
+                    self._idle[i] = None
+                    await self._drop(oldest, give_slot=False)
+                return
 
     async def _drop(self, pinned: _Pinned, *, give_slot: bool = True) -> None:
         self._all.discard(pinned)

@@ -50,7 +50,10 @@ async def search(
     req: SearchRequest,
     embedder: Embedder,
     settings: Settings,
+    query_vector: Any = None,
 ) -> SearchResponse:
+    """`query_vector`: the query's embedding when the caller made it already (search_when_indexed
+    does, before it checks out a connection); else it is embedded here."""
     kinds = set(req.kinds)
     scope = q.build_scope(tenant_id, req)
     fact_scope = facts.build_scope(tenant_id, req) if Kind.facts in kinds else None
@@ -89,8 +92,8 @@ async def search(
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
     query_vec = None
-    if req.mode in (Mode.semantic, Mode.hybrid):
-        query_vec = (await embedder.embed([req.query]))[0]
+    if _embeds(req):
+        query_vec = query_vector if query_vector is not None else (await embedder.embed([req.query]))[0]
     cands: dict[Any, ranking.Candidate] = {}
     sem_ids: list[Any] = []
     kw_ids: list[Any] = []
@@ -395,8 +398,19 @@ async def search_when_indexed(
             if pending == 0 or time.monotonic() >= deadline:
                 break
             await asyncio.sleep(min(next(steps), max(0.0, deadline - time.monotonic())))
-    async with running or contextlib.nullcontext(), engine.begin() as conn:
-        return await search(conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings)
+    async with running or contextlib.nullcontext():
+        # Embedded before a connection is checked out: a pool connection is not held through the
+        # model call (or the shared embedding endpoint's round trip), so a search holds one for
+        # its statements alone and fewer are open under load (each a PostgreSQL backend).
+        vector = (await embedder.embed([req.query]))[0] if _embeds(req) else None
+        async with engine.begin() as conn:
+            return await search(
+                conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings, query_vector=vector
+            )
+
+
+def _embeds(req: SearchRequest) -> bool:
+    return req.mode in (Mode.semantic, Mode.hybrid)
 
 
 def _pending_counts(

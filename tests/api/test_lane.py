@@ -6,6 +6,7 @@ error is kept."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -147,3 +148,32 @@ async def test_a_full_lane_waits_then_gives_the_pool_timeout(lane: Lane) -> None
     held = asyncio.create_task(lane.fetch("SELECT pg_sleep(0.1)"))
     assert [r[0] for r in await waiting] == [2]
     await held
+
+
+async def test_a_bursts_extra_connections_close_once_idle(
+    database_url: str, db: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("app.db.lane.IDLE_SECONDS", 0.3)
+    name = f"lane-idle-{uuid.uuid4().hex[:8]}"
+    settings = make_settings(database_url)
+    engine = make_engine(settings, database_url, pool_size=3, max_overflow=0, application_name=name)
+    lane = Lane(engine, size=3, timeout=5)
+
+    async def open_backends() -> int:
+        async with db.connect() as conn:
+            found = await conn.execute(
+                text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :n"), {"n": name}
+            )
+            return int(found.scalar_one())
+
+    try:
+        await asyncio.gather(*(lane.fetch("SELECT pg_sleep(0.1)") for _ in range(3)))  # a burst
+        assert await open_backends() == 3
+        await asyncio.sleep(0.5)
+        for _ in range(3):  # each take closes the longest idle one, never the one it takes
+            await lane.fetch("SELECT 1")
+        assert await open_backends() == 1
+        await asyncio.gather(*(lane.fetch("SELECT pg_sleep(0.1)") for _ in range(3)))  # the slots came back
+        assert await open_backends() == 3
+    finally:
+        await lane.aclose()

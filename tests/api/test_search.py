@@ -452,3 +452,35 @@ async def test_filtered_user_search_returns_the_full_limit(
             hits = r.json()["results"]
             assert len(hits) == body["limit"], (user, body, len(hits))
             assert {h["user_id"] for h in hits} == {user}
+
+
+async def test_a_search_holds_no_pool_connection_while_its_query_is_embedded(
+    corpus: httpx.AsyncClient, database_url: str, embedder: LocalEmbedder
+) -> None:
+    # A slow model (or shared embedding endpoint) must not hold PostgreSQL connections: each held
+    # one is a backend kept open, and a pool held by waiting searches starves the rest.
+    out = await _search(corpus, query="kitten named Miso", user_id="ada", limit=3)
+    engine = engine_for(database_url)
+    held: list[int] = []
+
+    class Embed:
+        async def embed(self, texts: Any) -> Any:
+            held.append(engine.pool.checkedout())  # type: ignore[attr-defined]
+            return embedder.encode(list(texts))
+
+    try:
+        async with engine.connect() as conn:
+            tenant = (
+                await conn.execute(
+                    text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"),
+                    {"i": out["results"][0]["id"]},
+                )
+            ).scalar_one()
+        req = SearchRequest(query="kitten named Miso", user_id="ada", limit=3)
+        found = await service.search_when_indexed(
+            engine, tenant_id=tenant, req=req, embedder=Embed(), settings=make_settings(database_url)
+        )
+    finally:
+        await engine.dispose()
+    assert [str(h.id) for h in found.results] == [h["id"] for h in out["results"]]
+    assert held == [0]
