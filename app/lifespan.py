@@ -91,6 +91,7 @@ def make_lifespan(
             settings, url, pool_size=settings.db_lane_size, max_overflow=0, application_name="engram-lane"
         )
         lane = Lane(lane_engine, size=settings.db_lane_size, timeout=settings.db_pool_timeout)
+        metrics.watch_lane(lane.stats)
         metrics.watch_pool(lambda: pool_stats(engine))
         # A cache must fail fast: a hung Redis costs each request at most the timeout, once, then
         # WindowCache stays away from it for a second.

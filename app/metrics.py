@@ -13,15 +13,17 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 
 
 class _PoolCollector(Collector):
-    """Reads the SQLAlchemy pool at scrape time, so the gauges are never stale."""
+    """Reads a pool (SQLAlchemy's, or the lane's) at scrape time, so the gauges are never stale."""
 
-    def __init__(self, read: Callable[[], dict[str, int]]) -> None:
+    def __init__(self, read: Callable[[], dict[str, int]], prefix: str, what: str) -> None:
         self._read = read
+        self._prefix = prefix
+        self._what = what
 
     def collect(self) -> Iterator[Metric]:
         stats = self._read()
         for name, value in stats.items():
-            g = GaugeMetricFamily(f"engram_db_pool_{name}", f"Database pool: {name} connections.")
+            g = GaugeMetricFamily(f"{self._prefix}{name}", f"{self._what}: {name}.")
             g.add_metric([], value)
             yield g
 
@@ -128,7 +130,11 @@ class Metrics:
         )
 
     def watch_pool(self, read: Callable[[], dict[str, int]]) -> None:
-        self.registry.register(_PoolCollector(read))
+        self.registry.register(_PoolCollector(read, "engram_db_pool_", "Database pool connections"))
+
+    def watch_lane(self, read: Callable[[], dict[str, int]]) -> None:
+        """The hot statements' connections (app/db/lane.py)."""
+        self.registry.register(_PoolCollector(read, "engram_db_lane_", "Database lane"))
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         key = (method, route, status)

@@ -44,6 +44,7 @@ class Lane:
 
     def __init__(self, engine: AsyncEngine, *, size: int, timeout: float) -> None:
         self._engine = engine
+        self._size = size
         self._timeout = timeout
         # A stack, so the warm connections serve and the rest stay idle. None is a slot not yet
         # opened (or whose connection was dropped): its taker opens one.
@@ -54,6 +55,16 @@ class Lane:
         self._waiters: collections.deque[asyncio.Future[_Pinned | None]] = collections.deque()
         self._all: set[_Pinned] = set()
         self._closed = False
+
+    def stats(self) -> dict[str, int]:
+        """For the metrics: slots, connections open and in use, statements waiting for one."""
+        idle = sum(1 for p in self._idle if p is not None)
+        return {
+            "size": self._size,
+            "open": len(self._all),
+            "in_use": len(self._all) - idle,
+            "waiting": sum(1 for w in self._waiters if not w.done()),
+        }
 
     async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         async with self._driver() as con:

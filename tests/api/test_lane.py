@@ -141,11 +141,15 @@ async def test_an_sql_error_keeps_the_connection_a_cancelled_statement_drops_it(
 async def test_a_full_lane_waits_then_gives_the_pool_timeout(lane: Lane) -> None:
     holding = asyncio.create_task(lane.fetch("SELECT pg_sleep(1)"))
     await asyncio.sleep(0.1)
+    assert lane.stats() == {"size": 1, "open": 1, "in_use": 1, "waiting": 0}
     with pytest.raises(sa_exc.TimeoutError):
         await lane.fetch("SELECT 1")
     await holding
+    held = asyncio.create_task(lane.fetch("SELECT pg_sleep(0.2)"))
+    await asyncio.sleep(0.05)
     waiting = asyncio.create_task(lane.fetch("SELECT 2"))
-    held = asyncio.create_task(lane.fetch("SELECT pg_sleep(0.1)"))
+    await asyncio.sleep(0.05)
+    assert lane.stats()["waiting"] == 1
     assert [r[0] for r in await waiting] == [2]
     await held
 
@@ -175,5 +179,26 @@ async def test_a_bursts_extra_connections_close_once_idle(
         assert await open_backends() == 1
         await asyncio.gather(*(lane.fetch("SELECT pg_sleep(0.1)") for _ in range(3)))  # the slots came back
         assert await open_backends() == 3
+        assert lane.stats() == {"size": 3, "open": 3, "in_use": 0, "waiting": 0}
     finally:
         await lane.aclose()
+
+
+async def test_waiters_are_served_in_the_order_they_came(lane: Lane) -> None:
+    done: list[int] = []
+
+    async def one(i: int) -> None:
+        await lane.fetch("SELECT pg_sleep(0.02)")
+        done.append(i)
+
+    first = asyncio.create_task(one(0))
+    await asyncio.sleep(0.005)
+    rest = []
+    for i in range(1, 6):
+        rest.append(asyncio.create_task(one(i)))
+        await asyncio.sleep(0)  # each has asked before the next starts
+    # A taker that comes while the others wait goes behind them.
+    await first
+    rest.append(asyncio.create_task(one(6)))
+    await asyncio.gather(*rest)
+    assert done == list(range(7))

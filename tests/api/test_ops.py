@@ -58,6 +58,8 @@ async def test_metrics_count_requests_by_route_template_and_pool(api: httpx.Asyn
     assert "engram_http_request_duration_seconds_bucket" in text
     assert re.search(r"^engram_db_pool_size \d", text, re.M)
     assert re.search(r"^engram_db_pool_checkedout \d", text, re.M)
+    assert re.search(r"^engram_db_lane_size 4", text, re.M)
+    assert re.search(r"^engram_db_lane_in_use \d", text, re.M)
 
 
 async def test_request_id_is_echoed_or_generated(api: httpx.AsyncClient) -> None:
