@@ -198,6 +198,15 @@ async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
     ]
 
 
+async def _tenant_of(engine: AsyncEngine, message_id: str) -> str:
+    """The tenant the corpus fixture's fresh API key stored a message under."""
+    async with engine.connect() as conn:
+        found = await conn.execute(
+            text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"), {"i": message_id}
+        )
+        return str(found.scalar_one())
+
+
 async def test_a_hybrid_search_takes_five_statements(
     corpus: httpx.AsyncClient, db: AsyncEngine, database_url: str, embedder: LocalEmbedder
 ) -> None:
@@ -210,13 +219,7 @@ async def test_a_hybrid_search_takes_five_statements(
             return embedder.encode(list(texts))
 
     out = await _search(corpus, query="kitten named Miso", user_id="ada", limit=3)
-    async with db.begin() as conn:
-        tenant = (
-            await conn.execute(
-                text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"),
-                {"i": out["results"][0]["id"]},
-            )
-        ).scalar_one()
+    tenant = await _tenant_of(db, out["results"][0]["id"])
     sent: list[str] = []
 
     def through_sqlalchemy(_c: Any, _cur: Any, statement: str, *_: Any) -> None:
@@ -469,13 +472,7 @@ async def test_a_search_holds_no_pool_connection_while_its_query_is_embedded(
             return embedder.encode(list(texts))
 
     try:
-        async with engine.connect() as conn:
-            tenant = (
-                await conn.execute(
-                    text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"),
-                    {"i": out["results"][0]["id"]},
-                )
-            ).scalar_one()
+        tenant = await _tenant_of(engine, out["results"][0]["id"])
         req = SearchRequest(query="kitten named Miso", user_id="ada", limit=3)
         found = await service.search_when_indexed(
             engine, tenant_id=tenant, req=req, embedder=Embed(), settings=make_settings(database_url)
