@@ -84,7 +84,7 @@ class Lane:
         except asyncpg.PostgresError as exc:
             # The server refused the statement and the connection is fine, unless the server is
             # ending the session (app.db.outage): then it is dropped like any broken one.
-            if getattr(exc, "sqlstate", "").startswith(("08", "57P")):
+            if getattr(exc, "sqlstate", "").startswith(("08", "57P", "25P03")):
                 await self._drop(pinned)
             else:
                 self._give(pinned)

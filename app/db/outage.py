@@ -11,8 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 # PostgreSQL says it is going away as an ordinary server error (SQLAlchemy's generic DBAPIError),
 # not as a connection error: 57P01 admin_shutdown (a fast stop ends every session), 57P02
 # crash_shutdown, 57P03 cannot_connect_now ("the database system is starting up / shutting down
-# / in recovery"), 53300 too_many_connections, and class 08 (connection exceptions).
-_OUTAGE_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "53300"})
+# / in recovery"), 53300 too_many_connections, and class 08 (connection exceptions). Also a
+# session the server ended for idling past its own limit (57P05 idle_session_timeout, 25P03
+# idle_in_transaction_session_timeout, set by some managed servers): the connection is gone, the
+# request may be retried on a fresh one.
+_OUTAGE_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "57P05", "25P03", "53300"})
 OUTAGE_ERRORS: tuple[type[Exception], ...] = (
     sa_exc.OperationalError,
     sa_exc.InterfaceError,

@@ -105,6 +105,7 @@ class _BrokenDriver:
     [
         (asyncpg.exceptions.AdminShutdownError("terminating connection due to administrator command"), 503),
         (asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed mid-operation"), 503),
+        (asyncpg.exceptions.IdleSessionTimeoutError("idle-session timeout"), 503),
         (asyncpg.exceptions.InterfaceError("connection is closed"), 503),
         (asyncpg.exceptions.DivisionByZeroError("division by zero"), 500),
     ],
