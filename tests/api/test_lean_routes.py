@@ -101,6 +101,12 @@ async def test_odd_requests_get_the_same_answers(
         await api.post("/v1/sessions", json={"user_id": "lean-ada", "session_id": SESSION})
     ).status_code == 201
     assert (await api.post(APPEND, content=ONE, headers=JSON)).status_code == 201
+    # A search answers with the indexing in progress: the worker done first, both forms see the same.
+    waited = await api.post(
+        "/v1/search",
+        json={"query": "Lisbon", "mode": "keyword", "user_id": "lean-ada", "wait_for_indexing_ms": 10_000},
+    )
+    assert waited.json()["indexing"]["complete"], waited.text
     for method, path, content, headers in ODD:
         classic, lean = await _both(api, monkeypatch, method, path, content=content, headers=headers)
         assert _seen(lean) == _seen(classic), (method, path, content)
