@@ -23,6 +23,8 @@ import asyncpg
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.db.outage import is_outage
+
 # A connection left unused this long is closed (the stack's bottom, checked as another is taken):
 # a burst's extra connections do not stay open as idle PostgreSQL backends (~10 MB each of the
 # production shape's footprint, bench/footprint.py).
@@ -83,8 +85,8 @@ class Lane:
             yield pinned.driver
         except asyncpg.PostgresError as exc:
             # The server refused the statement and the connection is fine, unless the server is
-            # ending the session (app.db.outage): then it is dropped like any broken one.
-            if getattr(exc, "sqlstate", "").startswith(("08", "57P", "25P03")):
+            # ending the session: then it is dropped like any broken one.
+            if is_outage(exc):
                 await self._drop(pinned)
             else:
                 self._give(pinned)

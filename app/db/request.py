@@ -1,6 +1,6 @@
-"""The per-request transaction and read connection, the bodies of app/deps.py's `Conn` and
-`ReadConn`. Apart from app/db/engine.py because they need FastAPI's `Request` to resolve, and the
-worker, which makes engines too, loads no web framework.
+"""A request's database: the bodies of app/deps.py's `Conn`, `ReadConn`, `Reads` and `Writes`,
+all one `RequestDb`. Apart from app/db/engine.py because they need FastAPI's `Request` to
+resolve, and the worker, which makes engines too, loads no web framework.
 """
 
 from __future__ import annotations
@@ -18,44 +18,6 @@ from app.db.sql import checked_out
 AfterCommit = list[Callable[[], Awaitable[None]]]
 
 
-async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
-    """One transaction per request: committed when the handler returns, rolled back if it raises.
-
-    Begun lazily, by the first statement (SQLAlchemy's autobegin): a handler whose one statement
-    is atomic on its own may send it on the driver's connection before that (app.db.sql.driver),
-    in autocommit, one round trip without BEGIN and COMMIT.
-
-    Used with `scope="function"` so the commit happens before the response is sent: an
-    acknowledged write is a durable write. Work the handler puts in `request.state.after_commit`
-    runs after a commit and still before the response (never after a rollback): what the client
-    does next must see it (the window cache's write-through).
-    """
-    engine: AsyncEngine = request.state.engine
-    after: AfterCommit = []
-    request.state.after_commit = after
-    async with engine.connect() as conn:
-        yield conn
-        if conn.in_transaction():
-            await conn.commit()
-    for work in after:
-        await work()
-
-
-async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
-    """A connection in autocommit for requests that only read: no BEGIN / COMMIT round trips.
-
-    Each statement sees its own snapshot; a reader that needs several reads to agree does them
-    in one statement.
-    """
-    engine: AsyncEngine = request.state.engine
-    async with engine.connect() as conn:
-        adapter = _autocommit(conn)
-        try:
-            yield conn
-        finally:
-            adapter.autocommit = False
-
-
 def _autocommit(conn: AsyncConnection) -> Any:
     """Autocommit set on the driver's adapter itself, as SQLAlchemy's AUTOCOMMIT isolation level
     does for asyncpg, without SQLAlchemy's per-checkout set and reset of the level around it (a
@@ -70,12 +32,11 @@ def _autocommit(conn: AsyncConnection) -> Any:
 
 
 class RequestDb:
-    """The database of a hot route's request: `lane` for its single statements in autocommit
-    (app/db/lane.py), and a pool connection checked out only if the request needs more
-    (`connection()`: a cache miss, an idempotency key), ended with the request. A request served
-    by the lane alone never checks one out (~100 µs of API CPU, docs/benchmarks.md, session 18).
-    `read_only`: the connection runs in autocommit, as read_connection's; else in one transaction
-    (begun by its first statement), committed by `writes` when the handler returns."""
+    """A request's database: `lane` for single statements in autocommit (app/db/lane.py), and a
+    pool connection checked out on the first `connection()`, ended with the request. A request
+    served by the lane alone never checks one out (~100 µs of API CPU, docs/benchmarks.md,
+    session 18). `read_only`: the connection runs in autocommit; else in one transaction (begun
+    by its first statement), committed by `writes` when the handler returns."""
 
     __slots__ = ("_adapter", "_conn", "_engine", "_read_only", "lane")
 
@@ -109,19 +70,18 @@ class RequestDb:
         await conn.close()
 
 
-async def reads(request: Request) -> AsyncIterator[RequestDb]:
-    """A read-only hot route's database (the dependency; `reading` for a plain endpoint)."""
-    db = RequestDb(request.state.engine, request.state.lane, read_only=True)
-    try:
-        yield db
-    finally:
-        await db.close()
-
-
 async def writes(request: Request) -> AsyncIterator[RequestDb]:
-    """A writing hot route's database, as `transaction` is the others': what it began is committed
-    when the handler returns (rolled back if it raises), then `request.state.after_commit` runs,
-    still before the response."""
+    """One transaction per request: committed when the handler returns, rolled back if it raises.
+
+    Begun lazily, by the first statement (SQLAlchemy's autobegin): a handler whose one statement
+    is atomic on its own may send it on the lane (or the driver's connection, app.db.sql.driver)
+    before that, in autocommit, one round trip without BEGIN and COMMIT.
+
+    Used with `scope="function"` so the commit happens before the response is sent: an
+    acknowledged write is a durable write. Work the handler puts in `request.state.after_commit`
+    runs after a commit and still before the response (never after a rollback): what the client
+    does next must see it (the window cache's write-through).
+    """
     after: AfterCommit = []
     request.state.after_commit = after
     db = RequestDb(request.state.engine, request.state.lane, read_only=False)
@@ -134,6 +94,28 @@ async def writes(request: Request) -> AsyncIterator[RequestDb]:
         await work()
 
 
+async def reads(request: Request) -> AsyncIterator[RequestDb]:
+    """For requests that only read: no BEGIN / COMMIT round trips. Each statement sees its own
+    snapshot; a reader that needs several reads to agree does them in one statement."""
+    db = RequestDb(request.state.engine, request.state.lane, read_only=True)
+    try:
+        yield db
+    finally:
+        await db.close()
+
+
 # Built once: asynccontextmanager() copies the function's attributes on every call.
 reading = asynccontextmanager(reads)
 writing = asynccontextmanager(writes)
+
+
+async def transaction(request: Request) -> AsyncIterator[AsyncConnection]:
+    """`writes`, for a handler that uses its connection from the start."""
+    async with writing(request) as db:
+        yield await db.connection()
+
+
+async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
+    """`reads`, for a handler that uses its connection from the start."""
+    async with reading(request) as db:
+        yield await db.connection()

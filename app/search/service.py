@@ -91,9 +91,7 @@ async def search(
     n = max(settings.search_candidates, req.limit * 4)
     with_vectors = req.mmr is not None and req.mmr > 0
     weighted = req.mode is Mode.hybrid and settings.search_fusion == "weighted"
-    query_vec = None
-    if _embeds(req):
-        query_vec = query_vector if query_vector is not None else (await embedder.embed([req.query]))[0]
+    query_vec = query_vector if query_vector is not None else await _query_vector(req, embedder)
     cands: dict[Any, ranking.Candidate] = {}
     sem_ids: list[Any] = []
     kw_ids: list[Any] = []
@@ -402,15 +400,18 @@ async def search_when_indexed(
         # Embedded before a connection is checked out: a pool connection is not held through the
         # model call (or the shared embedding endpoint's round trip), so a search holds one for
         # its statements alone and fewer are open under load (each a PostgreSQL backend).
-        vector = (await embedder.embed([req.query]))[0] if _embeds(req) else None
+        vector = await _query_vector(req, embedder)
         async with engine.begin() as conn:
             return await search(
                 conn, tenant_id=tenant_id, req=req, embedder=embedder, settings=settings, query_vector=vector
             )
 
 
-def _embeds(req: SearchRequest) -> bool:
-    return req.mode in (Mode.semantic, Mode.hybrid)
+async def _query_vector(req: SearchRequest, embedder: Embedder) -> Any:
+    """The query's embedding, for the modes that rank by meaning; None for keyword search."""
+    if req.mode in (Mode.semantic, Mode.hybrid):
+        return (await embedder.embed([req.query]))[0]
+    return None
 
 
 def _pending_counts(

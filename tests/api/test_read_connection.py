@@ -11,6 +11,7 @@ from sqlalchemy import text
 from starlette.requests import Request
 
 from app.db.engine import make_engine
+from app.db.lane import Lane
 from app.db.request import read_connection
 from tests.support.app import make_settings
 
@@ -26,7 +27,8 @@ async def test_reads_autocommit_and_the_pool_gets_its_connection_back_in_transac
     database_url: str,
 ) -> None:
     engine = make_engine(make_settings(database_url), database_url, pool_size=1, max_overflow=0)
-    request = Request({"type": "http", "state": {"engine": engine}})
+    lane = Lane(engine, size=1, timeout=1)  # part of every request's state; unused here
+    request = Request({"type": "http", "state": {"engine": engine, "lane": lane}})
     try:
         for _ in range(2):
             async with asynccontextmanager(read_connection)(request) as conn:

@@ -67,9 +67,14 @@ async def _ensure_template(pg: EmbeddedPostgres) -> None:
 
 async def _admin(pg: EmbeddedPostgres, sql: str, **params: Any) -> list[Any]:
     """One statement on the server's `postgres` database, outside a transaction (CREATE DATABASE)."""
-    engine = create_async_engine(async_url(pg.url), isolation_level="AUTOCOMMIT")
+    return await _once(create_async_engine(async_url(pg.url), isolation_level="AUTOCOMMIT"), sql, params)
+
+
+async def _once(engine: AsyncEngine, sql: str, params: dict[str, Any]) -> list[Any]:
+    """One statement on a throwaway `engine` (disposed after): the rows it returns. In a
+    transaction of its own, unless the engine runs in autocommit."""
     try:
-        async with engine.connect() as conn:
+        async with engine.begin() as conn:
             result = await conn.execute(text(sql), params)
             return list(result.all()) if result.returns_rows else []
     finally:
@@ -88,13 +93,7 @@ def engine_for(url: str) -> AsyncEngine:
 
 async def write(url: str, sql: str, **params: Any) -> list[Any]:
     """Run one statement in a transaction of its own on the database at `url`: the rows it returns."""
-    engine = engine_for(url)
-    try:
-        async with engine.begin() as conn:
-            result = await conn.execute(text(sql), params)
-            return list(result.all()) if result.returns_rows else []
-    finally:
-        await engine.dispose()
+    return await _once(engine_for(url), sql, params)
 
 
 async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
