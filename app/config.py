@@ -73,6 +73,17 @@ class Settings(BaseSettings):
         "requests past the pool wait for a connection).",
     )
     db_pool_timeout: float = Field(10.0, gt=0, description="Seconds to wait for a free connection.")
+    # The worker's need is uneven: two connections through a long drain, up to seven for moments
+    # when its lanes, sweeps and deliveries meet (sampled every 20 ms, docs/benchmarks.md session
+    # 19). Its pool kept every backend such a moment opened (~15-20 MB each); a smaller pool
+    # instead opened and closed one per step past it (789 connections in a 20k-message drain).
+    worker_db_idle_seconds: float = Field(
+        30.0,
+        ge=0,
+        le=86400,
+        description="`engram worker` closes a database connection unused this long (0: never). "
+        "Needs PostgreSQL 14+ (idle_session_timeout).",
+    )
     db_lane_size: int = Field(
         4,
         ge=1,

@@ -245,7 +245,7 @@ class Worker:
                     continue
                 busy = result.more
                 if result.claimed:  # its commit may have queued webhook events
-                    self.deliveries.wake.set()
+                    self.deliveries.nudge()
                     worked = True  # and a failed item's retry is soon due
                 if busy:
                     break
@@ -382,6 +382,6 @@ class Worker:
             return True
         await pause(stop, self.wake, seconds)
         if self.wake.is_set():  # a wake-up (e.g. after a user purge) may be for the deliveries too
-            self.deliveries.wake.set()
+            self.deliveries.nudge()
             return True
         return False

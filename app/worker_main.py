@@ -28,7 +28,12 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     metrics = Metrics()
-    engine = make_engine(settings, database_url)
+    engine = make_engine(
+        settings,
+        database_url,
+        application_name="engram-worker",
+        idle_seconds=settings.worker_db_idle_seconds,
+    )
     redis = make_redis(settings.redis_url)
     tracing = make_tracing(settings)
     tracing.instrument_engine(engine)

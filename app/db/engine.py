@@ -30,18 +30,30 @@ def make_engine(
     pool_size: int | None = None,
     max_overflow: int | None = None,
     application_name: str = "engram",
+    idle_seconds: float | None = None,
 ) -> AsyncEngine:
+    """`idle_seconds`: connections unused that long are closed, so a burst's extra backends do not
+    stay (~15-20 MB each). PostgreSQL ends them (`idle_session_timeout`, 14+); the pool hands out
+    its most recently used connection first, so the rest go idle, and pings each one it hands out,
+    so a connection the server ended is replaced, never given to a caller. The ping is three round
+    trips per checkout: for the worker, whose steps check out a few times a second, not for the
+    API's requests (their connections never close on their own; their count is DB_POOL_SIZE)."""
+    server_settings = {"application_name": application_name, "timezone": "UTC"}
+    if idle_seconds:
+        server_settings["idle_session_timeout"] = str(int(idle_seconds * 1000))
     engine = create_async_engine(
         async_url(url),
         pool_size=settings.db_pool_size if pool_size is None else pool_size,
         max_overflow=settings.db_max_overflow if max_overflow is None else max_overflow,
         pool_timeout=settings.db_pool_timeout,
-        # No ping per checkout (it cost three round trips a request): a connection broken by a
-        # database restart fails its one request with a 503, and the pool is then renewed.
-        pool_pre_ping=False,
+        # No ping per checkout on the API's hot paths (it cost three round trips a request): a
+        # connection broken by a database restart fails its one request with a 503, and the pool
+        # is then renewed.
+        pool_pre_ping=bool(idle_seconds),
+        pool_use_lifo=bool(idle_seconds),
         # Logs never hold content: a failed statement's error shows its SQL, not its values.
         hide_parameters=True,
-        connect_args={"server_settings": {"application_name": application_name, "timezone": "UTC"}},
+        connect_args={"server_settings": server_settings},
         # jsonb prints a stored 1e30 as 1000...0; json.loads made that an int too big for orjson
         # (every later dumps of that metadata failed: cache writes, merge patches). orjson reads
         # it back as the float it was.

@@ -63,6 +63,10 @@ LOCK_KEY = 0x656E_6772_616D_7569  # "engramui"
 # a 100k-message user's graph needs ~200 MB. One process, no parallel workers: it is background work
 # on machines whose cores serve requests.
 BUILD_SETTINGS = {"maintenance_work_mem": "'512MB'", "max_parallel_maintenance_workers": "0"}
+# The sweep's connection holds its session lock while the term counts run on other connections
+# (app/search/user_terms.py): it must not be closed for idling meanwhile (the worker's pool sets
+# idle_session_timeout, app/db/engine.py).
+HELD_SETTINGS = {"idle_session_timeout": "0"}
 
 
 def index_name(bucket: int, kind: str) -> str:
@@ -152,6 +156,8 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
             result.skipped = True
             return result
         try:
+            for setting, value in HELD_SETTINGS.items():
+                await conn.execute(text(f"SET {setting} = {value}"))
             least = max(min_rows // 2, 1)
             users = (await conn.execute(LARGE_USERS, {"least": least, "cap": min_rows + 1})).all()
             large: dict[int, int] = {}  # bucket: its largest user's messages, largest first
@@ -192,7 +198,7 @@ async def maintain(engine: AsyncEngine, *, min_rows: int, most: int) -> Result:
             )
         finally:
             # The connection goes back to the pool: none of the build's settings, nor the lock.
-            for setting in BUILD_SETTINGS:
+            for setting in (*BUILD_SETTINGS, *HELD_SETTINGS):
                 await conn.execute(text(f"RESET {setting}"))
             await conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK_KEY})
     return result

@@ -1,11 +1,19 @@
 """The worker's delivery lanes: ENGRAM_WEBHOOK_CONCURRENCY loops, each running the delivery step
 (one delivery per transaction), so a slow receiver holds up one lane, not the worker's model work
 nor the other receivers. Lane 0 polls (backing off while idle, app/jobs/idle.py); the others sleep
-until there is work (a lane that found some, or a wake-up relayed by the worker)."""
+until there is work.
+
+A wake-up (`nudge`: the worker committed something that may have queued events) wakes one
+sleeping lane, and a lane that found a delivery wakes one more, so the lanes join in as far as
+there is work. Waking all of them on every wake-up made each look at the same empty queue, a
+connection apiece at once, after every batch the worker committed; its pool then kept those
+connections (docs/benchmarks.md, session 19)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections import deque
 from collections.abc import Callable
 
 import structlog
@@ -40,7 +48,8 @@ class DeliveryLanes:
         # The worker's: whether new deliveries are announced (their changes' wake-ups, relayed).
         self.announced = announced
         self.retention_days = settings.webhook_retention_days
-        self.wake = asyncio.Event()
+        self._sleeping: deque[asyncio.Event] = deque()  # each sleeping lane's own wake-up, oldest first
+        self._owed = False  # a nudge that found every lane awake: the next to find nothing tries again
         retry = RetryPolicy.for_webhooks(settings)
         self.sender = Sender(
             timeout=settings.webhook_timeout_seconds, block_private=settings.webhook_block_private
@@ -59,10 +68,18 @@ class DeliveryLanes:
             await asyncio.gather(*lanes, return_exceptions=True)
             await self.sender.aclose()
 
+    def nudge(self) -> None:
+        """Deliveries may be due: one sleeping lane looks (and wakes another if it finds one)."""
+        while self._sleeping:
+            wake = self._sleeping.popleft()
+            if not wake.is_set():
+                wake.set()
+                return
+        self._owed = True
+
     async def _lane(self, stop: asyncio.Event, *, polls: bool) -> None:
         backoff = IdleBackoff.from_settings(self.settings)
         while not stop.is_set():
-            self.wake.clear()
             try:
                 found = (await self.runner.run(self.step)).claimed > 0
             except Exception as exc:  # the database is down: try again soon
@@ -71,11 +88,19 @@ class DeliveryLanes:
                 continue
             if found:  # a failed try's retry is due soon as well
                 backoff.reset()
-                self.wake.set()  # more may be due: the sleeping lanes try too
+                self.nudge()  # more may be due: one more lane looks
                 continue
-            await pause(stop, self.wake, backoff.wait(announced=self.announced()) if polls else None)
-            if self.wake.is_set():
+            if self._owed:  # a nudge came while every lane was at work
+                self._owed = False
+                continue
+            wake = asyncio.Event()
+            self._sleeping.append(wake)
+            await pause(stop, wake, backoff.wait(announced=self.announced()) if polls else None)
+            if wake.is_set():
                 backoff.reset()
+            else:  # the poll's wait ran out (or the stop): no longer asleep
+                with contextlib.suppress(ValueError):
+                    self._sleeping.remove(wake)
 
     async def refresh_gauges(self) -> None:
         async with self.engine.connect() as conn:

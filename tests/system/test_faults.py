@@ -581,7 +581,7 @@ async def _seed_conversations(url: str, users: int) -> None:
 _STEP_IN_FLIGHT = (
     "SELECT count(*) > 0 FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
     "WHERE l.relation = CAST('jobs' AS regclass) AND l.mode = 'RowShareLock' AND l.granted "
-    "AND a.application_name = 'engram' AND a.datname = current_database()"
+    "AND a.application_name = 'engram-worker' AND a.datname = current_database()"
 )
 _SUMMARIZING = f"SELECT ({_STEP_IN_FLIGHT}) AND EXISTS (SELECT FROM jobs WHERE kind = 'summarize')"
 _EXTRACTING = (
@@ -590,7 +590,7 @@ _EXTRACTING = (
 )
 # A step at its very end: everything written, waiting for the session row to move the watermark.
 _STEP_AT_WATERMARK = (
-    "SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'engram' "
+    "SELECT count(*) > 0 FROM pg_stat_activity WHERE application_name = 'engram-worker' "
     "AND datname = current_database() AND wait_event_type = 'Lock' AND query LIKE :q"
 )
 
