@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.db.engine import make_engine
 from app.db.lane import Lane
 from tests.support.app import ADMIN_TOKEN, STARTUP, client_for, make_app, make_settings, new_tenant_client
+from tests.support.db import backends_named
 
 PID = "SELECT pg_backend_pid()"
 
@@ -163,22 +164,15 @@ async def test_a_bursts_extra_connections_close_once_idle(
     engine = make_engine(settings, database_url, pool_size=3, max_overflow=0, application_name=name)
     lane = Lane(engine, size=3, timeout=5)
 
-    async def open_backends() -> int:
-        async with db.connect() as conn:
-            found = await conn.execute(
-                text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :n"), {"n": name}
-            )
-            return int(found.scalar_one())
-
     try:
         await asyncio.gather(*(lane.fetch("SELECT pg_sleep(0.1)") for _ in range(3)))  # a burst
-        assert await open_backends() == 3
+        assert await backends_named(db, name) == 3
         await asyncio.sleep(0.5)
         for _ in range(3):  # each take closes the longest idle one, never the one it takes
             await lane.fetch("SELECT 1")
-        assert await open_backends() == 1
+        assert await backends_named(db, name) == 1
         await asyncio.gather(*(lane.fetch("SELECT pg_sleep(0.1)") for _ in range(3)))  # the slots came back
-        assert await open_backends() == 3
+        assert await backends_named(db, name) == 3
         assert lane.stats() == {"size": 3, "open": 3, "in_use": 0, "waiting": 0}
     finally:
         await lane.aclose()

@@ -19,7 +19,7 @@ from app.jobs.step import StepResult
 from app.metrics import Metrics
 from app.webhooks.dispatch import DeliveryLanes
 from tests.support.app import make_settings
-from tests.support.db import create_database, engine_for, until
+from tests.support.db import backends_named, create_database, engine_for, until
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +33,6 @@ async def db(own_db: str) -> AsyncIterator[AsyncEngine]:
     engine = engine_for(own_db)
     yield engine
     await engine.dispose()
-
-
-async def backends(db: AsyncEngine, name: str) -> int:
-    async with db.connect() as conn:
-        found = await conn.execute(
-            text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :n"), {"n": name}
-        )
-        return int(found.scalar_one())
 
 
 async def test_a_bursts_connections_close_once_idle_and_none_closed_is_handed_out(
@@ -57,13 +49,13 @@ async def test_a_bursts_connections_close_once_idle_and_none_closed_is_handed_ou
 
     try:
         await asyncio.gather(*(one("SELECT pg_sleep(0.2)") for _ in range(3)))  # a burst
-        assert await backends(db, name) == 3
+        assert await backends_named(db, name) == 3
         for _ in range(8):  # a steady trickle keeps using the most recently used connection
             assert await one() == 1
             await asyncio.sleep(0.25)
-        assert await backends(db, name) == 1
+        assert await backends_named(db, name) == 1
         await asyncio.sleep(1.5)  # every connection in the pool is now one the server ended
-        assert await backends(db, name) == 0
+        assert await backends_named(db, name) == 0
         results = await asyncio.gather(*(one("SELECT 2") for _ in range(3)))
         assert results == [2, 2, 2]  # each replaced on checkout, no error reached the caller
     finally:

@@ -101,6 +101,14 @@ async def fetch(engine: AsyncEngine, sql: str, **params: Any) -> list[Any]:
         return list((await conn.execute(text(sql), params)).all())
 
 
+async def backends_named(engine: AsyncEngine, application_name: str) -> int:
+    """How many connections to the server say they are `application_name`."""
+    rows = await fetch(
+        engine, "SELECT count(*) FROM pg_stat_activity WHERE application_name = :n", n=application_name
+    )
+    return int(rows[0][0])
+
+
 async def until(probe: Callable[[], Awaitable[Any]], within: float = 60, every: float = 0.05) -> Any:
     """Await `probe()` until it gives something truthy, and return that; fail after `within` s."""
     deadline = time.monotonic() + within
