@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pgvector.asyncpg import register_vector
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from app.config import Settings
@@ -33,11 +34,8 @@ def make_engine(
     idle_seconds: float | None = None,
 ) -> AsyncEngine:
     """`idle_seconds`: connections unused that long are closed, so a burst's extra backends do not
-    stay (~15-20 MB each). PostgreSQL ends them (`idle_session_timeout`, 14+); the pool hands out
-    its most recently used connection first, so the rest go idle, and pings each one it hands out,
-    so a connection the server ended is replaced, never given to a caller. The ping is three round
-    trips per checkout: for the worker, whose steps check out a few times a second, not for the
-    API's requests (their connections never close on their own; their count is DB_POOL_SIZE)."""
+    stay (~15-20 MB each; `close_when_idle`). Not for the API's request pool, whose connections
+    never close on their own (their count is DB_POOL_SIZE at most)."""
     server_settings = {"application_name": application_name, "timezone": "UTC"}
     if idle_seconds:
         server_settings["idle_session_timeout"] = str(int(idle_seconds * 1000))
@@ -46,10 +44,10 @@ def make_engine(
         pool_size=settings.db_pool_size if pool_size is None else pool_size,
         max_overflow=settings.db_max_overflow if max_overflow is None else max_overflow,
         pool_timeout=settings.db_pool_timeout,
-        # No ping per checkout on the API's hot paths (it cost three round trips a request): a
-        # connection broken by a database restart fails its one request with a 503, and the pool
-        # is then renewed.
-        pool_pre_ping=bool(idle_seconds),
+        # No ping per checkout (it cost three round trips a request): a connection broken by a
+        # database restart fails its one request with a 503, and the pool is then renewed.
+        pool_pre_ping=False,
+        # With an idle limit, the most recently used connection first: the others go idle and close.
         pool_use_lifo=bool(idle_seconds),
         # Logs never hold content: a failed statement's error shows its SQL, not its values.
         hide_parameters=True,
@@ -61,7 +59,34 @@ def make_engine(
     )
     count_session_end_as_disconnect(engine)
     binary_vectors(engine)
+    if idle_seconds:
+        close_when_idle(engine, idle_seconds)
     return engine
+
+
+# A connection idle for more than this share of the server's limit is replaced, not handed out:
+# the server's clock starts a little before the pool's (it counts from its last reply).
+_FRESH_SHARE = 0.8
+
+
+def close_when_idle(engine: AsyncEngine, seconds: float) -> None:
+    """PostgreSQL ends the engine's connections idle for `seconds` (`idle_session_timeout`, set at
+    connect; PostgreSQL 14+), and the pool never hands out one idle for most of that: it is closed
+    and replaced at checkout (SQLAlchemy's DisconnectionError from a checkout listener), so no
+    caller gets a connection the server has ended or is about to. SQLAlchemy's `pool_pre_ping`
+    would find them too, but it costs three round trips a checkout, and a failed ping renews the
+    whole pool: every busy connection reconnected after each burst's idle ones closed."""
+    fresh_for = seconds * _FRESH_SHARE
+
+    @event.listens_for(engine.sync_engine, "checkin")
+    def _idle_from(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _still_fresh(_dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.pop("idle_since", None)  # `info` goes with the connection it describes
+        if since is not None and time.monotonic() - since > fresh_for:
+            raise exc.DisconnectionError(f"idle for more than {fresh_for:g} s")
 
 
 def binary_vectors(engine: AsyncEngine) -> None:

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.db.embedded import EmbeddedPostgres
@@ -42,6 +42,12 @@ async def test_a_bursts_connections_close_once_idle_and_none_closed_is_handed_ou
     engine = make_engine(
         make_settings(own_db), own_db, pool_size=5, max_overflow=0, application_name=name, idle_seconds=1
     )
+    opened = 0
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _opened(*_: Any) -> None:
+        nonlocal opened
+        opened += 1
 
     async def one(sql: str = "SELECT 1") -> Any:
         async with engine.connect() as conn:
@@ -53,11 +59,15 @@ async def test_a_bursts_connections_close_once_idle_and_none_closed_is_handed_ou
         for _ in range(8):  # a steady trickle keeps using the most recently used connection
             assert await one() == 1
             await asyncio.sleep(0.25)
-        assert await backends_named(db, name) == 1
-        await asyncio.sleep(1.5)  # every connection in the pool is now one the server ended
+        assert await backends_named(db, name) == 1  # the server ended the other two
+        assert opened == 3
+        results = await asyncio.gather(*(one("SELECT 2") for _ in range(3)))  # the next burst
+        assert results == [2, 2, 2]  # the two ended ones were replaced on checkout, no error
+        assert await asyncio.gather(*(one("SELECT pg_sleep(0.05)") for _ in range(3)))  # all three again
+        assert opened == 5  # only those two: the one in use all along was kept, not renewed with them
+        await asyncio.sleep(1.5)  # every connection in the pool idle past the limit
         assert await backends_named(db, name) == 0
-        results = await asyncio.gather(*(one("SELECT 2") for _ in range(3)))
-        assert results == [2, 2, 2]  # each replaced on checkout, no error reached the caller
+        assert await asyncio.gather(*(one("SELECT 3") for _ in range(3))) == [3, 3, 3]
     finally:
         await engine.dispose()
 
