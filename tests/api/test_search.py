@@ -19,7 +19,7 @@ from app.db.sql import driver
 from app.search import ranking, service
 from app.search.schemas import SearchRequest
 from tests.support.app import STARTUP, client_for, make_app, make_settings
-from tests.support.db import create_database, engine_for
+from tests.support.db import create_database, engine_for, fetch
 
 WAIT = 10_000
 
@@ -175,6 +175,13 @@ async def test_tenants_and_users_never_see_each_other(
         ]
 
 
+async def _tenant_of(engine: AsyncEngine, message_id: str) -> str:
+    """The tenant the corpus fixture's fresh API key stored a message under."""
+    sql = "SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"
+    rows = await fetch(engine, sql, i=message_id)
+    return str(rows[0][0])
+
+
 async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
     corpus: httpx.AsyncClient, db: AsyncEngine
 ) -> None:
@@ -182,12 +189,8 @@ async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
     out = await _search(corpus, query="pets and health", mode="semantic", limit=3)
     assert len(out["results"]) == 3
     ids = [h["id"] for h in out["results"]]
+    tenant = await _tenant_of(db, ids[0])
     async with db.begin() as conn:
-        tenant = (
-            await conn.execute(
-                text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"), {"i": ids[0]}
-            )
-        ).scalar_one()
         await conn.execute(text("SELECT 1"))  # begins the transaction, as a search's opening statement does
         gone = ranking.Candidate(row={"message_id": uuid.uuid4()})  # deleted since it was ranked
         hits = [ranking.Candidate(row={"message_id": uuid.UUID(i)}) for i in ids]
@@ -196,15 +199,6 @@ async def test_the_page_reads_its_hits_own_fields_and_drops_a_deleted_one(
     assert [(c.row["user_id"], c.row["metadata"]) for c in kept] == [
         (h["user_id"], h["metadata"]) for h in out["results"]
     ]
-
-
-async def _tenant_of(engine: AsyncEngine, message_id: str) -> str:
-    """The tenant the corpus fixture's fresh API key stored a message under."""
-    async with engine.connect() as conn:
-        found = await conn.execute(
-            text("SELECT tenant_id FROM messages WHERE message_id = CAST(:i AS uuid)"), {"i": message_id}
-        )
-        return str(found.scalar_one())
 
 
 async def test_a_hybrid_search_takes_five_statements(
