@@ -406,7 +406,7 @@ class Settings(BaseSettings):
         "predicate PostgreSQL tests on every insert into messages).",
     )
     search_user_index_min_rows: int = Field(
-        5_000,
+        3_000,
         ge=1,
         description="Users with more messages than this get indexes of their own (up to "
         "ENGRAM_SEARCH_USER_INDEXES, largest first); once built, their searches use them instead of "

@@ -12,10 +12,11 @@ pool texts: 1,000,000 rows over a 100,000-text pool means each text appears ~10 
 the HNSW graph does not degenerate on exact duplicates, each row's vector is its text's vector
 plus a small random perturbation (cosine ~0.97 to the original), renormalised; so vectors are
 unique and sit where their text's meaning is. Users follow a skewed distribution, in three tiers
-(counts scale with --rows): 9,988 regular users (log-normal, median ~30, mean ~50 messages),
-8 large users (5k-48k messages: below ENGRAM_SEARCH_EXACT_MAX_ROWS=50,000, so searched exactly),
-4 huge users (60k-100k: above it, so searched through the HNSW index with pgvector's iterative
-scan). Sessions hold 10-60 turns alternating user/assistant (6% tool output).
+(counts scale with --rows): 9,987 regular users (log-normal, median ~30, mean ~50 messages),
+9 large users (3k-48k messages: below ENGRAM_SEARCH_EXACT_MAX_ROWS=50,000), 4 huge users
+(60k-100k: above it). Users past ENGRAM_SEARCH_USER_INDEX_MIN_ROWS (3,000) are searched through
+indexes of their own once the sweep below built them; `large-00` has exactly that many messages, so
+it is the largest user searched exactly: the exact path's worst case is in the large tier. Sessions hold 10-60 turns alternating user/assistant (6% tool output).
 
 Load. A fresh embedded PostgreSQL (or --pg-dir); migrations; the secondary indexes of messages are
 dropped, rows go in with binary COPY (FREEZE), then every index is rebuilt and timed, the HNSW one
@@ -92,9 +93,10 @@ ENGRAM = Path(sys.executable).parent / "engram"
 TENANT = "default"
 TARGET_SEARCH_P95_MS = 30.0
 TARGET_EMBED_P95_MS = 15.0
-LARGE = [5_000, 8_000, 12_000, 17_000, 24_000, 32_000, 40_000, 48_000]
+# LARGE[0] is the default ENGRAM_SEARCH_USER_INDEX_MIN_ROWS: the largest user searched exactly.
+LARGE = [3_000, 5_000, 8_000, 12_000, 17_000, 24_000, 32_000, 40_000, 48_000]
 HUGE = [60_000, 70_000, 85_000, 100_000]
-REGULAR_USERS = 9_988
+REGULAR_USERS = 9_987
 
 
 def say(msg: str) -> None:
