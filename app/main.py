@@ -57,7 +57,9 @@ def create_app(
     tracing = tracing or make_tracing(settings)  # a no-op unless ENGRAM_OTEL=on
     mcp = McpEndpoint(settings)
     lifespan = make_lifespan(settings, metrics, tracing, freeze_heap=freeze_heap, lent_model=model)
-    app = FastAPI(
+    # FastAPI with HTTP server spans when tracing is on (its own OpenTelemetry support: outermost,
+    # so a request's span covers every middleware); nothing at all when it is off.
+    app = tracing.make_app(
         title="Engram",
         version=__version__,
         description=DESCRIPTION,
@@ -66,9 +68,6 @@ def create_app(
         # `append_messages_v1_sessions__session_id__messages_post`: they name the generated
         # clients' calls. Handler names are unique (tests/unit/test_openapi.py).
         generate_unique_id_function=_operation_id,
-        # HTTP server spans when tracing is on (FastAPI's own OpenTelemetry support: outermost,
-        # so a request's span covers every middleware); nothing at all when it is off.
-        telemetry=tracing.fastapi_telemetry(),
     )
     install_error_handlers(app)
     app.include_router(root)

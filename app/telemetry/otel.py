@@ -12,7 +12,7 @@ What a request costs is what decided the shape (bench/otel.py, docs/observabilit
   wrapped the stack in three more middlewares and traced every background task; FastAPI names the
   span when its router picks the route and adds nothing else with `operation_spans` off.
 - A request without a propagated trace context (no `traceparent`) is head-sampled before FastAPI
-  starts a span (its `exclude` hook, `_Edge`): one sampled out makes no span at all and runs as an
+  starts a span (its `exclude` hook, `Edge`): one sampled out makes no span at all and runs as an
   excluded request, one kept gets its span with the same decision (`_Decided`), so the ratio is not
   applied twice. A request with a `traceparent` is FastAPI's as before (its parent's flag decides).
 - A request or worker step whose span is not recording (sampled out, or excluded) runs with the
@@ -98,19 +98,22 @@ def _excluded(patterns: str) -> Callable[[str], bool]:
     return lambda path: found(path) is not None
 
 
-# The scope key under which `_Edge` leaves the trace id of a request it sampled out.
+# The scope key under which `Edge` leaves the trace id of a request it sampled out.
 _SAMPLED_OUT = "engram.trace_sampled_out"
+# Set by `EdgeFirst` (app/telemetry/edge_app.py) on a request it judged and let through to
+# FastAPI's telemetry.
+LET_THROUGH = "engram.trace_let_through"
 _ROOT = otel_context.Context()  # no parent: what the sampler sees for a trace that starts here
 
 
 class _Decided(Sampler):
     """The provider's sampler: the configured one (OTEL_TRACES_SAMPLER), except for the server span
-    of a request `_Edge` already sampled, which gets the edge's own result. Asking the configured
+    of a request `Edge` already sampled, which gets the edge's own result. Asking the configured
     sampler again would apply a ratio twice (0.1 x 0.1) to a new trace id."""
 
     def __init__(self, configured: Sampler) -> None:
         self.configured = configured
-        # Set by `_Edge` and taken by the next span's sampling in the same task: FastAPI starts the
+        # Set by `Edge` and taken by the next span's sampling in the same task: FastAPI starts the
         # server span right after its `exclude` hook, with no await in between.
         self.decided: contextvars.ContextVar[SamplingResult | None] = contextvars.ContextVar(
             "engram_edge_sampling", default=None
@@ -138,7 +141,7 @@ class _Decided(Sampler):
         return self.configured.get_description()
 
 
-class _Edge:
+class Edge:
     """FastAPI's `exclude` hook: whether FastAPI starts no span for a request.
 
     An excluded path (ENGRAM_OTEL_EXCLUDED_URLS) never has one. A request that carries no trace
@@ -155,6 +158,12 @@ class _Edge:
         self._fields = frozenset(f.lower().encode("latin-1") for f in propagate.get_global_textmap().fields)
 
     def __call__(self, scope: MutableMapping[str, Any]) -> bool:
+        # Judged already at the app's door (`EdgeFirst`): only requests it let through get here.
+        if scope.pop(LET_THROUGH, False):
+            return False
+        return self.judge(scope)
+
+    def judge(self, scope: MutableMapping[str, Any]) -> bool:
         if self._excluded(scope["path"]):
             return True
         fields = self._fields
@@ -179,7 +188,7 @@ class _QuietUnlessRecorded:
     still format its attributes and start a span only to drop it, a fixed cost on every request
     that sampling was meant to save.
 
-    A request `_Edge` sampled out also gets, as its current span, a non-recording one of the trace
+    A request `Edge` sampled out also gets, as its current span, a non-recording one of the trace
     id it was judged by: what a sampled-out server span was, so anything started inside (the MCP
     SDK's spans) is dropped with it and the `traceparent` stored with its derived work says "not
     sampled" (the worker's steps are dropped too, not sampled anew).
@@ -263,6 +272,7 @@ class OtelTracing:
         if processor is not None:
             self.provider.add_span_processor(processor)
         self.tracer = self.provider.get_tracer("engram", __version__)
+        self.edge = Edge(settings.otel_excluded_urls, self.sampler, self.ids)
         self._redis: list[tuple[Redis, Callable[..., Any]]] = []
 
     @classmethod
@@ -299,8 +309,13 @@ class OtelTracing:
             # or background task.
             "operation_spans": False,
             "auto_configure": False,  # the exporter is Engram's (OTEL_TRACES_EXPORTER above)
-            "exclude": _Edge(self.settings.otel_excluded_urls, self.sampler, self.ids),
+            "exclude": self.edge,
         }
+
+    def make_app(self, **options: Any) -> FastAPI:
+        from app.telemetry.edge_app import EdgeFirst  # FastAPI: an API process's import only
+
+        return EdgeFirst(self.edge, **options, telemetry=self.fastapi_telemetry())
 
     def instrument_app(self, app: FastAPI) -> None:
         app.add_middleware(_QuietUnlessRecorded, ids=self.ids)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -32,6 +32,10 @@ class Tracing(Protocol):
     def fastapi_telemetry(self) -> TelemetryConfig:
         """FastAPI's own OpenTelemetry settings (`FastAPI(telemetry=...)`): the HTTP server span of
         each request, covering every middleware."""
+        ...
+
+    def make_app(self, **options: Any) -> FastAPI:
+        """The app, `FastAPI(**options)` with the telemetry above, of the class tracing needs."""
         ...
 
     def instrument_app(self, app: FastAPI) -> None:
@@ -78,6 +82,11 @@ class NoTracing:
         # Off is off: FastAPI traces nothing either, even in a process whose host set up global
         # OpenTelemetry providers (FastAPI would otherwise use them).
         return {"tracing": False, "metrics": False, "logs": False, "auto_configure": False}
+
+    def make_app(self, **options: Any) -> FastAPI:
+        from fastapi import FastAPI  # not at import: the worker imports this module, not FastAPI
+
+        return FastAPI(**options, telemetry=self.fastapi_telemetry())
 
     def instrument_app(self, app: FastAPI) -> None:
         pass

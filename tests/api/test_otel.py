@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
 
+import fastapi.applications
 import httpx
 import pytest
 import redis.asyncio as aredis
@@ -127,6 +128,21 @@ async def traced(pg: EmbeddedPostgres) -> AsyncIterator[Traced]:
         yield manager.app, exporter, url, sampler  # type: ignore[misc]
 
 
+@pytest.fixture
+def wrapped(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The requests FastAPI's telemetry wrapper took: it looks for a legacy OpenTelemetry
+    middleware in the stack (`_legacy_otel`) once for each, whether it then traces it or not."""
+    seen: list[object] = []
+    legacy = fastapi.applications._legacy_otel
+
+    def noting(stack: object) -> bool:
+        seen.append(stack)
+        return legacy(stack)
+
+    monkeypatch.setattr(fastapi.applications, "_legacy_otel", noting)
+    return seen
+
+
 def in_trace(exporter: InMemorySpanExporter, trace_id: str) -> list[ReadableSpan]:
     return [
         s for s in exporter.get_finished_spans() if s.context and f"{s.context.trace_id:032x}" == trace_id
@@ -240,11 +256,14 @@ async def test_a_trace_sampled_out_starts_no_sql_or_redis_span(traced: Traced) -
     assert in_trace(exporter, trace_id) == []
 
 
-async def test_a_request_without_trace_context_is_sampled_once_before_any_span(traced: Traced) -> None:
-    """A request that starts a trace is head-sampled before FastAPI's wrapper: sampled out, no
-    span is started for it at all (not even a non-recording one), its Redis commands and the SQL
-    of the work it causes start none either, and the trace context stored with that work says
-    "not sampled", so the worker's step is dropped with it instead of being sampled anew."""
+async def test_a_request_without_trace_context_is_sampled_once_before_any_span(
+    traced: Traced, wrapped: list[object]
+) -> None:
+    """A request that starts a trace is head-sampled before FastAPI's wrapper: sampled out, it
+    does not go through that wrapper, no span is started for it at all (not even a non-recording
+    one), its Redis commands and the SQL of the work it causes start none either, and the trace
+    context stored with that work says "not sampled", so the worker's step is dropped with it
+    instead of being sampled anew."""
     app, exporter, url, sampler = traced
     async with client_for(app) as api:
         r = await api.post("/v1/sessions", json={"session_id": "edge", "user_id": "di"})
@@ -262,6 +281,7 @@ async def test_a_request_without_trace_context_is_sampled_once_before_any_span(t
             assert r.status_code == 200, r.text
         requests = [a for a in sampler.asked if a[2] is SpanKind.SERVER]
         assert [name for _, name, _ in requests] == ["POST", "GET"]  # asked once per request
+        assert len(wrapped) == 1  # the session's creation, kept; neither dropped request
         assert [s for s in sampler.started if s[0] == "fastapi"] == []  # and no server span started
         db = engine_for(url)
         try:
@@ -284,14 +304,16 @@ async def test_a_request_without_trace_context_is_sampled_once_before_any_span(t
         sampler.inner = ParentBased(ALWAYS_ON)
 
 
-async def test_a_kept_request_is_not_sampled_twice(traced: Traced) -> None:
+async def test_a_kept_request_is_not_sampled_twice(traced: Traced, wrapped: list[object]) -> None:
     """The request kept by the head sample gets its server span without a second draw: with one
-    trace in two kept, four requests make two traces (a ratio applied twice would keep one in four)."""
+    trace in two kept, four requests make two traces (a ratio applied twice would keep one in four),
+    and only those two go through FastAPI's telemetry wrapper."""
     app, exporter, _, sampler = traced
     async with client_for(app) as api:
         r = await api.post("/v1/sessions", json={"session_id": "halves", "user_id": "ed"})
         assert r.status_code == 201, r.text
         exporter.clear()
+        wrapped.clear()
         sampler.inner = ParentBased(EveryOther())
         try:
             for _ in range(4):
@@ -301,6 +323,7 @@ async def test_a_kept_request_is_not_sampled_twice(traced: Traced) -> None:
             sampler.inner = ParentBased(ALWAYS_ON)
     servers = [s for s in exporter.get_finished_spans() if s.kind is SpanKind.SERVER]
     assert [s.name for s in servers] == ["GET /v1/sessions/{session_id}/memory"] * 2
+    assert len(wrapped) == 2
     assert len({s.context.trace_id for s in servers if s.context}) == 2
 
 
