@@ -12,9 +12,10 @@ What a request costs is what decided the shape (bench/otel.py, docs/observabilit
   wrapped the stack in three more middlewares and traced every background task; FastAPI names the
   span when its router picks the route and adds nothing else with `operation_spans` off.
 - A request without a propagated trace context (no `traceparent`) is head-sampled before FastAPI
-  starts a span (its `exclude` hook, `Edge`): one sampled out makes no span at all and runs as an
-  excluded request, one kept gets its span with the same decision (`_Decided`), so the ratio is not
-  applied twice. A request with a `traceparent` is FastAPI's as before (its parent's flag decides).
+  starts a span (`Edge`, at the app's door: app/telemetry/edge_app.py): one sampled out makes no
+  span at all and passes FastAPI without its telemetry wrapper, one kept gets its span with the
+  same decision (`_Decided`), so the ratio is not applied twice. A request with a `traceparent` is
+  FastAPI's as before (its parent's flag decides).
 - A request or worker step whose span is not recording (sampled out, or excluded) runs with the
   instrumentation suppressed: its SQL and Redis calls return at the instrumentations' first check
   instead of building attributes and non-recording spans that nobody keeps.
