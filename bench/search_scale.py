@@ -16,7 +16,8 @@ unique and sit where their text's meaning is. Users follow a skewed distribution
 9 large users (3k-48k messages: below ENGRAM_SEARCH_EXACT_MAX_ROWS=50,000), 4 huge users
 (60k-100k: above it). Users past ENGRAM_SEARCH_USER_INDEX_MIN_ROWS (3,000) are searched through
 indexes of their own once the sweep below built them; `large-00` has exactly that many messages, so
-it is the largest user searched exactly: the exact path's worst case is in the large tier. Sessions hold 10-60 turns alternating user/assistant (6% tool output).
+it is the largest user searched exactly: the exact path's worst case is in the large tier.
+Sessions hold 10-60 turns alternating user/assistant (6% tool output).
 
 Load. A fresh embedded PostgreSQL (or --pg-dir); migrations; the secondary indexes of messages are
 dropped, rows go in with binary COPY (FREEZE), then every index is rebuilt and timed, the HNSW one
