@@ -6,34 +6,38 @@ app/telemetry/otel.py without FastAPI (docs/benchmarks.md, footprint session 12)
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import MutableMapping
+from typing import Any, Protocol
 
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
-from app.telemetry.otel import LET_THROUGH, Edge
+
+class Door(Protocol):
+    def at_door(self, scope: MutableMapping[str, Any]) -> bool:
+        """Whether the request has no span (app/telemetry/otel.Edge)."""
+        ...
 
 
 class EdgeFirst(FastAPI):
-    """FastAPI whose requests meet `Edge` before FastAPI's telemetry wrapper does. One without a
-    span (sampled out, or an excluded path) is then passed on as FastAPI passes a request that an
-    enclosing FastAPI app already traced (`fastapi.telemetry` in its scope): straight to the app,
-    without the wrapper's per-request walk of the middleware stack (`_legacy_otel`), its exclude
-    hook's context changes and its own call, about half of what tracing cost a sampled-out memory
-    read in process (docs/observability.md, "Cost")."""
+    """FastAPI whose requests meet the edge (app/telemetry/otel.Edge) before FastAPI's telemetry
+    wrapper does. One without a span (sampled out, or an excluded path) is then passed on as
+    FastAPI passes a request that an enclosing FastAPI app already traced (`fastapi.telemetry` in
+    its scope): straight to the app, without the wrapper's per-request walk of the middleware stack
+    (`_legacy_otel`), its exclude hook's context changes and its own call, about half of what
+    tracing cost a sampled-out memory read in process (docs/observability.md, "Cost")."""
 
-    def __init__(self, edge: Edge, **options: Any) -> None:
+    def __init__(self, edge: Door, **options: Any) -> None:
         super().__init__(**options)
         self._edge = edge
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and "fastapi.telemetry" not in scope:
-            if self._edge.judge(scope):
-                scope["fastapi.telemetry"] = None
-                try:
-                    await super().__call__(scope, receive, send)
-                finally:
-                    scope.pop("fastapi.telemetry", None)
-                return
-            scope[LET_THROUGH] = True
+        traced_here = scope["type"] in ("http", "websocket") and "fastapi.telemetry" not in scope
+        if traced_here and self._edge.at_door(scope):
+            scope["fastapi.telemetry"] = None
+            try:
+                await super().__call__(scope, receive, send)
+            finally:
+                scope.pop("fastapi.telemetry", None)
+            return
         await super().__call__(scope, receive, send)

@@ -101,9 +101,8 @@ def _excluded(patterns: str) -> Callable[[str], bool]:
 
 # The scope key under which `Edge` leaves the trace id of a request it sampled out.
 _SAMPLED_OUT = "engram.trace_sampled_out"
-# Set by `EdgeFirst` (app/telemetry/edge_app.py) on a request it judged and let through to
-# FastAPI's telemetry.
-LET_THROUGH = "engram.trace_let_through"
+# Set on a request judged at the app's door (`Edge.at_door`) and let through to FastAPI's telemetry.
+_LET_THROUGH = "engram.trace_let_through"
 _ROOT = otel_context.Context()  # no parent: what the sampler sees for a trace that starts here
 
 
@@ -159,10 +158,18 @@ class Edge:
         self._fields = frozenset(f.lower().encode("latin-1") for f in propagate.get_global_textmap().fields)
 
     def __call__(self, scope: MutableMapping[str, Any]) -> bool:
-        # Judged already at the app's door (`EdgeFirst`): only requests it let through get here.
-        if scope.pop(LET_THROUGH, False):
+        # Judged already at the app's door (`at_door`): only requests it let through get here.
+        if scope.pop(_LET_THROUGH, False):
             return False
         return self.judge(scope)
+
+    def at_door(self, scope: MutableMapping[str, Any]) -> bool:
+        """The same judgement, before FastAPI's wrapper (app/telemetry/edge_app.py): whether the
+        request has no span; one let through is marked so that the hook does not judge it again."""
+        if self.judge(scope):
+            return True
+        scope[_LET_THROUGH] = True
+        return False
 
     def judge(self, scope: MutableMapping[str, Any]) -> bool:
         if self._excluded(scope["path"]):
