@@ -1105,14 +1105,39 @@ def table(rows: list[dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------- main
 
 
+# The data's shape: what `run` loads, and what `query` must plan its users from. `run` leaves the
+# values it used in --pg-dir (LOADED), so a later `query` on that database cannot plan other users.
+SHAPE = {"pool": 100_000, "seed": 7, "rows": 1_000_000}
+LOADED = "engram-scale.json"
+
+
+def loaded_shape(args: argparse.Namespace) -> None:
+    """`query`'s --pool/--seed/--rows: each as given, else as `run` loaded the database, else the
+    default; one given that differs from what was loaded is an error."""
+    saved_file = args.pg_dir / LOADED if args.pg_dir is not None else None
+    saved = json.loads(saved_file.read_text()) if saved_file is not None and saved_file.exists() else {}
+    for key, default in SHAPE.items():
+        given = getattr(args, key)
+        if given is not None and key in saved and saved[key] != given:
+            raise SystemExit(f"--{key} {given}: the database in {args.pg_dir} was loaded with {saved[key]}")
+        setattr(args, key, given if given is not None else saved.get(key, default))
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
     for name in ("pool", "run", "query"):
         s = sub.add_parser(name)
-        s.add_argument("--pool", type=int, default=100_000, help="unique texts embedded (default 100k)")
-        s.add_argument("--seed", type=int, default=7)
-        s.add_argument("--rows", type=int, default=1_000_000)
+        # `query` takes these from what `run` loaded into --pg-dir (LOADED), unless given.
+        kept = name == "query"
+        s.add_argument(
+            "--pool",
+            type=int,
+            default=None if kept else SHAPE["pool"],
+            help="unique texts embedded (default 100k)",
+        )
+        s.add_argument("--seed", type=int, default=None if kept else SHAPE["seed"])
+        s.add_argument("--rows", type=int, default=None if kept else SHAPE["rows"])
         s.add_argument("--out", type=Path, default=None)
         if name in ("run", "query"):
             s.add_argument("--pg-dir", type=Path, default=None, help="PostgreSQL home (default: temporary)")
@@ -1143,6 +1168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "stub":
         return stub_main(argv[1:])
     args = parse_args(argv)
+    if args.what == "query":
+        loaded_shape(args)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     report: dict[str, Any] = {
         "benchmark": "search_scale",
@@ -1180,6 +1207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     t0 = time.perf_counter()
                     report["load"] = asyncio.run(load(url, plan, pool, vecs, args))
                     report["load"]["total_s"] = round(time.perf_counter() - t0, 1)
+                    (pg_dir / LOADED).write_text(json.dumps({k: getattr(args, k) for k in SHAPE}) + "\n")
                     say(f"load: {json.dumps(report['load'], default=str)[:2000]}")
                 report["user_indexes"] = asyncio.run(build_user_indexes(url))
                 say(f"user indexes: {json.dumps(report['user_indexes'])}")
