@@ -5,6 +5,7 @@
     .venv/bin/python -m bench.search_scale run --rows 200000    # a smaller scale
     .venv/bin/python -m bench.search_scale run --pg-dir /tmp/scale-pg          # keep the database
     .venv/bin/python -m bench.search_scale query --pg-dir /tmp/scale-pg        # query a kept one
+                                                        # (its --pool/--seed/--rows: run's)
 
 Data. A pool of unique chat messages (bench/chat_text.py; default 100,000) is embedded once with
 the real local model (the default backend) and cached in bench/results/ (git-ignored). Rows reuse
