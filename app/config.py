@@ -163,8 +163,9 @@ class Settings(BaseSettings):
         2,
         ge=1,
         le=64,
-        description="CPU threads of the local model. Unset, an API process that runs no worker (and so "
-        "embeds only queries, one short text at a time) uses 1.",
+        description="CPU threads of the local model (of each call). Unset, an API process that runs no "
+        "worker (and so embeds only queries, one short text at a time) uses 1, and so does the worker "
+        "when it runs more than one call at once (ENGRAM_WORKER_MODEL_CALLS).",
     )
     embed_url: str | None = Field(
         None,
@@ -205,6 +206,13 @@ class Settings(BaseSettings):
         True, description="Run the worker inside `engram serve` (off when `engram worker` runs)."
     )
     worker_batch_size: int = Field(128, ge=1, le=4096, description="Items claimed per model call.")
+    worker_model_calls: int = Field(
+        2,
+        ge=1,
+        le=16,
+        description="How many of the worker's model calls run at once; the others wait their turn, "
+        "new messages' first. Each call runs on one thread unless ENGRAM_EMBEDDER_THREADS is set.",
+    )
     index_sentences: bool = Field(
         True,
         description="The worker also embeds the two longest sentences (of five words or more) of a "

@@ -34,7 +34,7 @@ from app.limits import Limits
 from app.metrics import Metrics, pool_stats
 from app.ratelimit.limiter import Counter
 from app.redis_client import make_redis
-from app.runtime import checked_embedder, for_queries, needs_export
+from app.runtime import checked_embedder, for_queries, for_worker, needs_export
 from app.telemetry.tracing import Tracing
 from app.tenants.service import ensure_tenant
 
@@ -115,7 +115,7 @@ def make_lifespan(
         else:
             # The model loads in the background (a first run exports it, ~30 s): the API serves
             # meanwhile, /readyz says why it is not ready, and the worker starts once it is.
-            model_settings = settings if settings.run_worker else for_queries(settings)
+            model_settings = for_worker(settings) if settings.run_worker else for_queries(settings)
             inner = await checked_embedder(model_settings, engine, given=lent_model)
             gate = ModelGate(inner, exporting=needs_export(inner), owned=lent_model is None)
             gate.prepare()

@@ -25,6 +25,18 @@ def for_queries(settings: Settings) -> Settings:
     return settings.model_copy(update={"embedder_threads": 1})
 
 
+def for_worker(settings: Settings) -> Settings:
+    """The settings of the worker's model, whose calls run ENGRAM_WORKER_MODEL_CALLS at once
+    (app/jobs/shared_model.py): one thread a call unless ENGRAM_EMBEDDER_THREADS is set. On 2
+    cores, two one-thread calls at once made 12 % more messages searchable per second than one
+    two-thread call, and lowered the lag at 100 msg/s: a core that PostgreSQL or the event loop
+    takes for a moment stalls one call's only thread, not the second thread of the one call
+    running (docs/benchmarks.md, session 20)."""
+    if "embedder_threads" in settings.model_fields_set or settings.worker_model_calls == 1:
+        return settings
+    return settings.model_copy(update={"embedder_threads": 1})
+
+
 async def start_embedder(settings: Settings, engine: AsyncEngine) -> Embedder:
     """Build and load the configured embedder; refuse to start if its vectors cannot be stored."""
     embedder = await checked_embedder(settings, engine)

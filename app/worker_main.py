@@ -15,7 +15,7 @@ from app.db.engine import make_engine
 from app.heap import freeze_startup
 from app.metrics import Metrics
 from app.redis_client import make_redis
-from app.runtime import start_embedder
+from app.runtime import for_worker, start_embedder
 from app.telemetry.factory import make_tracing
 from app.worker import Worker
 
@@ -39,7 +39,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     tracing.instrument_engine(engine)
     tracing.instrument_redis(redis)
     await start_encryption(settings.encryption_keys, engine, keep_keywords=settings.keeps_keywords)
-    embedder = await start_embedder(settings, engine)
+    embedder = await start_embedder(for_worker(settings), engine)
     if settings.worker_metrics_port is not None:
         start_http_server(settings.worker_metrics_port, addr=settings.host, registry=metrics.registry)
     # The API processes' query embeddings (ENGRAM_EMBED_URL), on this worker's model.

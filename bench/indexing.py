@@ -16,8 +16,9 @@ and the rate is (N - first batch) / (last embedded_at - first embedded_at), i.e.
 the first batch to the end of the last (the first batch pays the model's warm-up). The sentences'
 vectors come after (app/indexing/sentence_tasks.py): "refined" is the rate until the last of them
 is stored too (to within a 0.25 s poll), from the same first embedded_at. The raw model
-runs in another fresh process with the same settings: LocalEmbedder.encode on the same texts, in
-the same order and batches of the worker's size, timed the same way (first batch excluded).
+runs in another fresh process with the same settings, as the worker runs it: LocalEmbedder.encode
+on the same texts, in batches of the worker's size, ENGRAM_WORKER_MODEL_CALLS of them at once on
+the worker's threads (app/runtime.for_worker), timed the same way (first batch excluded).
 Worker and raw runs alternate, so drift on a shared machine touches both.
 
 lag: single-message appends at a fixed rate (open loop: message i is sent at t0 + i/rate
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -43,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -289,9 +292,12 @@ def raw_main(argv: Sequence[str]) -> int:
     a = p.parse_args(argv)
     from app.ai.local_embedder import LocalEmbedder
     from app.config import Settings
+    from app.runtime import for_worker
 
     texts: list[str] = json.loads(a.texts.read_text())
-    emb = LocalEmbedder(Settings())
+    # The model as the worker runs it (app/runtime.for_worker): its threads, and its calls at once.
+    settings = for_worker(Settings())
+    emb = LocalEmbedder(settings)
     t_load = time.perf_counter()
     emb.load()
     load_s = time.perf_counter() - t_load
@@ -300,8 +306,21 @@ def raw_main(argv: Sequence[str]) -> int:
     t0 = time.perf_counter()
     emb.encode(batches[0])  # warm-up, like the worker's first batch (not counted on either side)
     t1 = time.perf_counter()
-    for b in batches[1:]:
-        emb.encode(b)
+    todo = collections.deque(batches[1:])
+
+    def calls() -> None:
+        while todo:
+            try:
+                batch = todo.popleft()
+            except IndexError:
+                return
+            emb.encode(batch)
+
+    runners = [threading.Thread(target=calls) for _ in range(settings.worker_model_calls)]
+    for r in runners:
+        r.start()
+    for r in runners:
+        r.join()
     t2 = time.perf_counter()
     cpu = time.process_time() - cpu0
     n = len(texts) - len(batches[0])
@@ -368,12 +387,12 @@ def lengths_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def run_raw(texts_file: Path, backend: str, batch: int, threads: int) -> dict[str, Any]:
+def run_raw(texts_file: Path, backend: str, batch: int, threads: int | None) -> dict[str, Any]:
     env = engram_env(
         "postgresql://unused",
         local_embedder_backend=backend,
         worker_batch_size=str(batch),
-        embedder_threads=str(threads),
+        embedder_threads=None if threads is None else str(threads),
     )
     out = subprocess.run(
         raw_cmd(["--texts", str(texts_file), "--batch", str(batch)]),
@@ -388,14 +407,16 @@ def run_raw(texts_file: Path, backend: str, batch: int, threads: int) -> dict[st
 
 
 async def drain(
-    st: Stack, n: int, backend: str, batch: int, threads: int, profile: Path | None
+    st: Stack, n: int, backend: str, batch: int, threads: int | None, profile: Path | None
 ) -> dict[str, Any]:
     """Start `engram worker` on a full queue, wait until it is empty, read the rate from the DB."""
     db = await asyncpg.connect(st.url)
     try:
         t_start = time.perf_counter()
         worker = st.worker(
-            local_embedder_backend=backend, worker_batch_size=str(batch), embedder_threads=str(threads)
+            local_embedder_backend=backend,
+            worker_batch_size=str(batch),
+            embedder_threads=None if threads is None else str(threads),
         )
         cpu = Cpu({"worker": worker.pid, "pg": st.pg_pid})
         spy: subprocess.Popen[bytes] | None = None
@@ -752,7 +773,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             s.add_argument("--n", type=int, default=6000, help="messages per run (default 6000)")
             s.add_argument("--backends", nargs="+", default=["onnx-int8", "onnx", "torch"])
             s.add_argument("--batch-sizes", type=int, nargs="+", default=[64, 128, 256])
-            s.add_argument("--threads", type=int, default=2, help="ENGRAM_EMBEDDER_THREADS (default 2)")
+            s.add_argument(
+                "--threads",
+                type=int,
+                default=None,
+                help="ENGRAM_EMBEDDER_THREADS (default: unset, the worker's own choice)",
+            )
             s.add_argument("--profile", action="store_true", help="py-spy the worker in the first run")
         if name in ("lag", "all"):
             s.add_argument("--rate", type=float, default=100.0, help="messages per second (default 100)")

@@ -24,12 +24,14 @@ PIECE = 32  # texts per turn of a call that is not urgent (the local model's own
 
 
 class SharedModel:
-    """The worker's embedder behind one turn-taking lock: steps call it as any `Embedder`."""
+    """The worker's embedder behind turn-taking: steps call it as any `Embedder`. `turns` calls
+    run at once (each on the model's own threads), the rest wait in order, urgent ones first."""
 
-    def __init__(self, embedder: Embedder, *, piece: int = PIECE) -> None:
+    def __init__(self, embedder: Embedder, *, piece: int = PIECE, turns: int = 1) -> None:
         self._embedder = embedder
         self._piece = piece
-        self._busy = False
+        self._turns = turns
+        self._running = 0
         self._waiting: tuple[collections.deque[asyncio.Future[None]], ...] = (
             collections.deque(),  # urgent
             collections.deque(),  # the rest
@@ -67,8 +69,8 @@ class SharedModel:
 
     async def _acquire(self, urgent: bool) -> None:
         first, rest = self._waiting
-        if not self._busy and not first and (urgent or not rest):
-            self._busy = True
+        if self._running < self._turns and not first and (urgent or not rest):
+            self._running += 1
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue = first if urgent else rest
@@ -83,15 +85,15 @@ class SharedModel:
             raise
 
     def _release(self) -> None:
-        # The turn goes straight to the next waiter (urgent ones first): `_busy` stays set, so a
-        # newcomer cannot slip in between.
+        # The turn goes straight to the next waiter (urgent ones first): `_running` stays as it
+        # is, so a newcomer cannot slip in between.
         for queue in self._waiting:
             while queue:
                 waiter = queue.popleft()
                 if not waiter.done():
                     waiter.set_result(None)
                     return
-        self._busy = False
+        self._running -= 1
 
     async def aclose(self) -> None:
         """The embedder belongs to the caller, who closes it."""

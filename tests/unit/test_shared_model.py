@@ -1,4 +1,5 @@
-"""app.jobs.shared_model: one call at a time; new messages' embeddings ahead of the rest."""
+"""app.jobs.shared_model: `turns` calls at once (one by default); new messages' embeddings ahead of
+the rest."""
 
 from __future__ import annotations
 
@@ -85,3 +86,14 @@ async def test_a_long_call_is_cut_into_pieces_of_similar_lengths_and_answered_in
     lengths = [len(t) for call in inner.calls for t in call]
     assert lengths == sorted(lengths)  # shortest first: each piece pads little
     assert [len(c) for c in inner.calls] == [4] * 7 + [2]
+
+
+async def test_two_turns_run_two_calls_at_once_and_the_third_waits_urgent_first() -> None:
+    inner = Recording()
+    model = SharedModel(inner, piece=4, turns=2)
+    running = [asyncio.create_task(model.embed([f"a {i}"])) for i in (1, 2)]
+    await asyncio.sleep(0)
+    waiting = [asyncio.create_task(model.embed(["b 3"])), asyncio.create_task(model.urgent.embed(["c 4"]))]
+    await asyncio.gather(*running, *waiting)
+    assert inner.most == 2  # never more than its turns
+    assert [c[0] for c in inner.calls] == ["a 1", "a 2", "c 4", "b 3"]
