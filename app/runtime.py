@@ -20,9 +20,7 @@ def for_queries(settings: Settings) -> Settings:
     short text at a time, which a second thread makes both slower and costlier. One query took
     0.89-0.99 ms of CPU and wall on one thread, against 1.57-1.59 ms of CPU and 1.21-1.23 ms wall on
     two (docs/benchmarks.md, session 17). An ENGRAM_EMBEDDER_THREADS set explicitly is kept."""
-    if "embedder_threads" in settings.model_fields_set:
-        return settings
-    return settings.model_copy(update={"embedder_threads": 1})
+    return _one_thread_unless_set(settings)
 
 
 def for_worker(settings: Settings) -> Settings:
@@ -32,7 +30,11 @@ def for_worker(settings: Settings) -> Settings:
     two-thread call, and lowered the lag at 100 msg/s: a core that PostgreSQL or the event loop
     takes for a moment stalls one call's only thread, not the second thread of the one call
     running (docs/benchmarks.md, session 20)."""
-    if "embedder_threads" in settings.model_fields_set or settings.worker_model_calls == 1:
+    return settings if settings.worker_model_calls == 1 else _one_thread_unless_set(settings)
+
+
+def _one_thread_unless_set(settings: Settings) -> Settings:
+    if "embedder_threads" in settings.model_fields_set:
         return settings
     return settings.model_copy(update={"embedder_threads": 1})
 

@@ -56,10 +56,6 @@ _log = structlog.get_logger("engram.worker")
 BACKLOG_EVERY = 5.0  # seconds between backlog / lag gauge refreshes
 SWEEP_EVERY = 600.0  # seconds between housekeeping sweeps (expired idempotency keys)
 EVICT_EVERY = 15.0  # seconds between sweeps of cache evictions the API could not do
-# Batches in flight per worker: one more than the model calls that may run at once
-# (ENGRAM_WORKER_MODEL_CALLS), so the model stays busy while a batch writes and commits (and the
-# next is claimed). With one call at a time (the default), two lanes share the model in turns and
-# each batch has the whole CPU for its model call.
 EMBEDDING_STEPS = 2  # the first steps (messages, their sentences): every lane runs them
 
 
@@ -207,6 +203,9 @@ class Worker:
             with self.tracing.quiet():  # the wake-up listener's polls are no spans (the task keeps it)
                 listener = asyncio.create_task(listen(self.redis, self.wake, stop, self.listening))
         self.cpu.start()
+        # Batches in flight: one more than the model calls that may run at once
+        # (ENGRAM_WORKER_MODEL_CALLS), so the model stays busy while a batch writes and commits
+        # (and the next is claimed).
         pipeline = self.settings.worker_model_calls + 1
         _log.info("worker started", embedder=self.embedder.name, pipeline=pipeline)
         lanes = [asyncio.create_task(self._lane(stop, housekeeping=i == 0)) for i in range(pipeline)]

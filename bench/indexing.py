@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import contextlib
 import json
 import os
@@ -45,10 +44,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -306,21 +305,8 @@ def raw_main(argv: Sequence[str]) -> int:
     t0 = time.perf_counter()
     emb.encode(batches[0])  # warm-up, like the worker's first batch (not counted on either side)
     t1 = time.perf_counter()
-    todo = collections.deque(batches[1:])
-
-    def calls() -> None:
-        while todo:
-            try:
-                batch = todo.popleft()
-            except IndexError:
-                return
-            emb.encode(batch)
-
-    runners = [threading.Thread(target=calls) for _ in range(settings.worker_model_calls)]
-    for r in runners:
-        r.start()
-    for r in runners:
-        r.join()
+    with ThreadPoolExecutor(settings.worker_model_calls) as calls:
+        list(calls.map(emb.encode, batches[1:]))
     t2 = time.perf_counter()
     cpu = time.process_time() - cpu0
     n = len(texts) - len(batches[0])

@@ -68,7 +68,7 @@ class PassThrough:
 
 def app(tracing: Tracing) -> FastAPI:
     """An append-shaped route answering at once, with Engram's telemetry settings and middleware."""
-    made = FastAPI(telemetry=tracing.fastapi_telemetry())
+    made = tracing.make_app()
 
     @made.post("/v1/sessions/{session_id}/messages")
     async def append(session_id: str) -> Response:

@@ -6,17 +6,11 @@ app/telemetry/otel.py without FastAPI (docs/benchmarks.md, footprint session 12)
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
-from typing import Any, Protocol
+from collections.abc import Callable, MutableMapping
+from typing import Any
 
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
-
-
-class Door(Protocol):
-    def at_door(self, scope: MutableMapping[str, Any]) -> bool:
-        """Whether the request has no span (app/telemetry/otel.Edge)."""
-        ...
 
 
 class EdgeFirst(FastAPI):
@@ -27,13 +21,13 @@ class EdgeFirst(FastAPI):
     (`_legacy_otel`), its exclude hook's context changes and its own call, about half of what
     tracing cost a sampled-out memory read in process (docs/observability.md, "Cost")."""
 
-    def __init__(self, edge: Door, **options: Any) -> None:
+    def __init__(self, edge: Callable[[MutableMapping[str, Any]], bool], **options: Any) -> None:
         super().__init__(**options)
-        self._edge = edge
+        self._no_span = edge  # app/telemetry/otel.Edge: whether a request gets no span
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         traced_here = scope["type"] in ("http", "websocket") and "fastapi.telemetry" not in scope
-        if traced_here and self._edge.at_door(scope):
+        if traced_here and self._no_span(scope):
             scope["fastapi.telemetry"] = None
             try:
                 await super().__call__(scope, receive, send)

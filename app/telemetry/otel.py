@@ -101,8 +101,6 @@ def _excluded(patterns: str) -> Callable[[str], bool]:
 
 # The scope key under which `Edge` leaves the trace id of a request it sampled out.
 _SAMPLED_OUT = "engram.trace_sampled_out"
-# Set on a request judged at the app's door (`Edge.at_door`) and let through to FastAPI's telemetry.
-_LET_THROUGH = "engram.trace_let_through"
 _ROOT = otel_context.Context()  # no parent: what the sampler sees for a trace that starts here
 
 
@@ -114,7 +112,7 @@ class _Decided(Sampler):
     def __init__(self, configured: Sampler) -> None:
         self.configured = configured
         # Set by `Edge` and taken by the next span's sampling in the same task: FastAPI starts the
-        # server span right after its `exclude` hook, with no await in between.
+        # server span when the app's door lets the request through, with no await in between.
         self.decided: contextvars.ContextVar[SamplingResult | None] = contextvars.ContextVar(
             "engram_edge_sampling", default=None
         )
@@ -142,11 +140,12 @@ class _Decided(Sampler):
 
 
 class Edge:
-    """FastAPI's `exclude` hook: whether FastAPI starts no span for a request.
+    """The app's door (app/telemetry/edge_app.py), before FastAPI's telemetry wrapper: whether a
+    request gets no span, and so passes FastAPI without that wrapper.
 
     An excluded path (ENGRAM_OTEL_EXCLUDED_URLS) never has one. A request that carries no trace
     context (none of the propagator's headers) starts a trace here, so it is head-sampled here,
-    before FastAPI's wrapper does any of its work: sampled out, it is excluded too, its trace id
+    before FastAPI's wrapper does any of its work: sampled out, it gets no span either, its trace id
     left in the scope for `_QuietUnlessRecorded`; kept, the server span gets this decision
     (`_Decided`). A request with a trace context is left to FastAPI and the configured sampler
     (parent-based by default: the caller's flag decides)."""
@@ -158,20 +157,6 @@ class Edge:
         self._fields = frozenset(f.lower().encode("latin-1") for f in propagate.get_global_textmap().fields)
 
     def __call__(self, scope: MutableMapping[str, Any]) -> bool:
-        # Judged already at the app's door (`at_door`): only requests it let through get here.
-        if scope.pop(_LET_THROUGH, False):
-            return False
-        return self.judge(scope)
-
-    def at_door(self, scope: MutableMapping[str, Any]) -> bool:
-        """The same judgement, before FastAPI's wrapper (app/telemetry/edge_app.py): whether the
-        request has no span; one let through is marked so that the hook does not judge it again."""
-        if self.judge(scope):
-            return True
-        scope[_LET_THROUGH] = True
-        return False
-
-    def judge(self, scope: MutableMapping[str, Any]) -> bool:
         if self._excluded(scope["path"]):
             return True
         fields = self._fields
@@ -306,7 +291,7 @@ class OtelTracing:
         """Spans handed to `exporter` as each ends (an InMemorySpanExporter in the tests)."""
         return cls(settings, SimpleSpanProcessor(exporter), sampler)
 
-    def fastapi_telemetry(self) -> TelemetryConfig:
+    def _fastapi_telemetry(self) -> TelemetryConfig:
         return {
             "tracer_provider": self.provider,
             "tracing": True,
@@ -317,13 +302,14 @@ class OtelTracing:
             # or background task.
             "operation_spans": False,
             "auto_configure": False,  # the exporter is Engram's (OTEL_TRACES_EXPORTER above)
-            "exclude": self.edge,
+            # No `exclude` hook: the app's door (`make_app`) judged every request before FastAPI's
+            # wrapper, and one it passes on gets its span.
         }
 
     def make_app(self, **options: Any) -> FastAPI:
         from app.telemetry.edge_app import EdgeFirst  # FastAPI: an API process's import only
 
-        return EdgeFirst(self.edge, **options, telemetry=self.fastapi_telemetry())
+        return EdgeFirst(self.edge, **options, telemetry=self._fastapi_telemetry())
 
     def instrument_app(self, app: FastAPI) -> None:
         app.add_middleware(_QuietUnlessRecorded, ids=self.ids)

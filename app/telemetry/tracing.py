@@ -29,13 +29,9 @@ class StepSpan(Protocol):
 class Tracing(Protocol):
     enabled: bool
 
-    def fastapi_telemetry(self) -> TelemetryConfig:
-        """FastAPI's own OpenTelemetry settings (`FastAPI(telemetry=...)`): the HTTP server span of
-        each request, covering every middleware."""
-        ...
-
     def make_app(self, **options: Any) -> FastAPI:
-        """The app, `FastAPI(**options)` with the telemetry above, of the class tracing needs."""
+        """The app, `FastAPI(**options)` with FastAPI's own OpenTelemetry settings (the HTTP server
+        span of each request, covering every middleware), of the class tracing needs."""
         ...
 
     def instrument_app(self, app: FastAPI) -> None:
@@ -78,15 +74,13 @@ class NoTracing:
 
     enabled = False
 
-    def fastapi_telemetry(self) -> TelemetryConfig:
-        # Off is off: FastAPI traces nothing either, even in a process whose host set up global
-        # OpenTelemetry providers (FastAPI would otherwise use them).
-        return {"tracing": False, "metrics": False, "logs": False, "auto_configure": False}
-
     def make_app(self, **options: Any) -> FastAPI:
         from fastapi import FastAPI  # not at import: the worker imports this module, not FastAPI
 
-        return FastAPI(**options, telemetry=self.fastapi_telemetry())
+        # Off is off: FastAPI traces nothing either, even in a process whose host set up global
+        # OpenTelemetry providers (FastAPI would otherwise use them).
+        off: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False, "auto_configure": False}
+        return FastAPI(**options, telemetry=off)
 
     def instrument_app(self, app: FastAPI) -> None:
         pass

@@ -12,7 +12,6 @@ connections (docs/benchmarks.md, session 19)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import deque
 from collections.abc import Callable
 
@@ -69,13 +68,12 @@ class DeliveryLanes:
             await self.sender.aclose()
 
     def nudge(self) -> None:
-        """Deliveries may be due: one sleeping lane looks (and wakes another if it finds one)."""
-        while self._sleeping:
-            wake = self._sleeping.popleft()
-            if not wake.is_set():
-                wake.set()
-                return
-        self._owed = True
+        """Deliveries may be due: one sleeping lane looks (and wakes another if it finds one). A
+        lane's wake-up leaves the list only here (set) or when the lane's own wait runs out."""
+        if self._sleeping:
+            self._sleeping.popleft().set()
+        else:
+            self._owed = True
 
     async def _lane(self, stop: asyncio.Event, *, polls: bool) -> None:
         backoff = IdleBackoff.from_settings(self.settings)
@@ -99,8 +97,7 @@ class DeliveryLanes:
             if wake.is_set():
                 backoff.reset()
             else:  # the poll's wait ran out (or the stop): no longer asleep
-                with contextlib.suppress(ValueError):
-                    self._sleeping.remove(wake)
+                self._sleeping.remove(wake)
 
     async def refresh_gauges(self) -> None:
         async with self.engine.connect() as conn:
